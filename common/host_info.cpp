@@ -1,0 +1,29 @@
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "labkit/device_info.hpp"
+
+namespace labkit {
+
+HostInfo query_host() {
+    HostInfo info;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) info.cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
+            break;
+        }
+    }
+    if (info.cpu_model.empty()) info.cpu_model = "unknown CPU";
+    info.threads = static_cast<int>(std::thread::hardware_concurrency());
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    info.date = date;
+    return info;
+}
+
+}  // namespace labkit

@@ -1,0 +1,24 @@
+// One way to check CUDA calls: CUDA_CHECK(expr) throws labkit::CudaError with the file, the line,
+// the error's name and the expression, so the grader can report it and carry on.
+// Launches are checked right after <<<>>> with CUDA_CHECK_LAUNCH(), which catches a bad
+// configuration at once; errors raised while the kernel runs surface at the next synchronizing call.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "labkit/errors.hpp"
+
+namespace labkit::detail {
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
+}
+
+#define CUDA_CHECK(expr)                                                              \
+    do {                                                                              \
+        const cudaError_t labkit_err_ = (expr);                                       \
+        if (labkit_err_ != cudaSuccess)                                               \
+            ::labkit::detail::throw_cuda_error(labkit_err_, #expr, __FILE__, __LINE__); \
+    } while (0)
+
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

@@ -1,0 +1,32 @@
+// What the results were measured on: the GPU (if any) and the host. Every result file records it.
+#pragma once
+
+#include <string>
+
+namespace labkit {
+
+struct DeviceInfo {
+    bool available = false;
+    std::string unavailable_reason;  // "no CUDA device", "built without CUDA", ...
+    std::string name;
+    int sms = 0;
+    int cc_major = 0, cc_minor = 0;
+    double memory_gib = 0;
+    int l2_bytes = 0;
+    std::string driver_version, runtime_version;
+    double copy_gbps = 0;  // measured device-to-device copy, bytes read + written per second / 1e9
+};
+
+struct HostInfo {
+    std::string cpu_model;
+    int threads = 0;
+    std::string date;  // ISO 8601, UTC
+};
+
+// Cheap: no measurement. Never throws; a missing device sets available = false and a reason.
+DeviceInfo query_device();
+// Adds copy_gbps: a large cudaMemcpy device-to-device, median of several runs.
+void measure_copy_bandwidth(DeviceInfo& info);
+HostInfo query_host();
+
+}  // namespace labkit

@@ -1,0 +1,30 @@
+// Loading and saving images through stb_image (PNG, JPEG, PGM/PPM, BMP, TGA in; PNG out).
+//
+// Colour input is converted to 8-bit gray with the ITU-R BT.601 luma weights
+// Y = 0.299 R + 0.587 G + 0.114 B, computed in integers as (77 R + 150 G + 29 B + 128) >> 8
+// (the weights sum to 256, so white stays 255). An alpha channel is ignored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "labkit/image.hpp"
+
+namespace labkit {
+
+// Images larger than this are refused before decoding: 2^28 pixels (16384 x 16384) is already
+// 1 GiB of uint32 output per buffer, past what a lab machine should be asked to hold.
+inline constexpr long long kMaxImagePixels = 1LL << 28;
+inline constexpr int kMaxImageSide = 65536;
+
+// Throws ImageError naming the file and the reason (missing, empty, truncated, corrupt, too large).
+GrayImage load_gray(const std::string& path);
+
+// Throws ImageError when the file cannot be written.
+void save_png(const std::string& path, View<const std::uint8_t> image);
+void save_png_rgb(const std::string& path, const std::uint8_t* rgb, int width, int height);
+
+// Checks a requested size against the same limits as a loaded file; throws ImageError.
+void check_image_size(long long width, long long height, const std::string& what);
+
+}  // namespace labkit

@@ -1,0 +1,42 @@
+// Verdicts, in the words the tables and the JSON use.
+#pragma once
+
+#include <string_view>
+
+namespace grader {
+
+enum class Status { pass, fail, todo, skipped, timeout, crash, error };
+
+constexpr std::string_view status_name(Status s) {
+    switch (s) {
+        case Status::pass: return "pass";
+        case Status::fail: return "fail";
+        case Status::todo: return "todo";
+        case Status::skipped: return "skipped";
+        case Status::timeout: return "timeout";
+        case Status::crash: return "crash";
+        case Status::error: return "error";
+    }
+    return "?";
+}
+
+// What the terminal shows: loud for problems, plain for the rest.
+constexpr std::string_view status_label(Status s) {
+    switch (s) {
+        case Status::pass: return "PASS";
+        case Status::fail: return "FAIL";
+        case Status::todo: return "TODO";
+        case Status::skipped: return "skipped";
+        case Status::timeout: return "TIMEOUT";
+        case Status::crash: return "CRASH";
+        case Status::error: return "ERROR";
+    }
+    return "?";
+}
+
+// Problems that count against a submission; TODO and skipped do not.
+constexpr bool is_failure(Status s) {
+    return s == Status::fail || s == Status::timeout || s == Status::crash || s == Status::error;
+}
+
+}  // namespace grader

@@ -1,0 +1,92 @@
+// 03 — Brent–Kung row scan (hierarchical, work-efficient)
+// Changes vs 02: the section scan is a reduction tree (up-sweep) followed by a distribution tree
+//   (down-sweep): about 2S adds per section instead of S log2(S). Each thread owns 2 elements
+//   (blockDim = S / 2), and shared-memory indices are padded by one word per 32 so that the
+//   strided tree accesses spread over the banks. The block-sum helpers of 02 are reused as is.
+// Cost: 2(S - 1) - log2(S) adds per section; 2 log2(S) barriers: one per tree level (each level
+//   reads and writes disjoint slots, so it needs no second one) and one before the results are
+//   read. Global traffic as in 02: 13 B/px (u8) or 16 B/px (u32) when a row holds more than one
+//   section, 5 or 8 B/px when it fits in one.
+// Limits: S must be a power of two, 2..kMaxSectionSize; the trees idle most threads near their
+//   top (one active thread at the root), so on a GPU it is not faster than Kogge–Stone by the
+//   ratio of adds: both are bound by memory traffic here.
+// Ref: Brent & Kung 1982; Harris, Sengupta & Owens, GPU Gems 3 ch. 39 (conflict-free offsets);
+//   Hwu, Kirk & El Hajj, PMPP 4th ed., ch. 11.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "integral_image.hpp"
+#include "labkit/cuda_check.hpp"
+#include "labkit/errors.hpp"
+
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+
+namespace integral_image {
+namespace {
+
+[[maybe_unused]] constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y: taller images loop over rows
+constexpr int kLogNumBanks = 5;                    // shared memory has 2^5 = 32 four-byte banks
+[[maybe_unused]] constexpr int kElemsPerThread = 2;
+
+// Slot of element i: one padding word after every 32 elements, so addresses a power-of-two
+// stride apart (the tree's access pattern) land in different banks more often.
+__host__ __device__ constexpr int conflict_free(int i) { return i + (i >> kLogNumBanks); }
+static_assert(conflict_free(31) == 31 && conflict_free(32) == 33, "one padding word per bank row");
+
+[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// Block (b, y) scans section b of row y: n = 2 * blockDim.x elements, thread t owns elements t
+// and t + blockDim.x (half a section apart, so each of the two loads is coalesced).
+template <class In>
+__global__ void scan_sections_kernel([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
+                                     [[maybe_unused]] View<std::uint32_t> sums) {
+    // Given: extern __shared__ std::uint32_t xy[];   // conflict_free(n - 1) + 1 words
+    //   half = blockDim.x; n = kElemsPerThread * half; t = threadIdx.x; x0 = blockIdx.x * n;
+    //   a = t; b = t + half;   (the two elements of thread t)
+    // Every shared index below goes through conflict_free(): xy[conflict_free(i)].
+    //
+    // TODO(step 3a): loop over rows as in 02 (y = blockIdx.y; y < in.height; y += gridDim.y) and
+    //   load elements a and b of the section (0 past the end of the row). (~3 lines)
+    //
+    // TODO(step 3b): up-sweep, the reduction tree (~5 lines):
+    //   for (int stride = 1; stride < n; stride *= 2) {
+    //       __syncthreads();   // the loads / the previous level's sums are complete
+    //       i = (t + 1) * 2 * stride - 1;  if (i < n) xy[i] += xy[i - stride];
+    //   }
+    //   One barrier per level is enough: within a level the slots written (i) and read
+    //   (i - stride) are disjoint. Afterwards xy[n - 1] is the section total.
+    //
+    // TODO(step 3c): down-sweep, the distribution tree (~5 lines):
+    //   for (int stride = n / 4; stride > 0; stride /= 2) {
+    //       __syncthreads();   // the previous level is complete
+    //       i = (t + 1) * 2 * stride - 1;  if (i + stride < n) xy[i + stride] += xy[i];
+    //   }
+    //   Then one more __syncthreads(): the last level wrote slots other threads will read.
+    //
+    // TODO(step 3d): write out elements a and b (if inside the row), and the section total
+    //   sums(blockIdx.x, y) = xy[n - 1] from thread half - 1 (it owns element n - 1). (~3 lines)
+    //   No barrier before the next row: until the first up-sweep barrier each thread touches
+    //   only its own two slots.
+}
+
+}  // namespace
+
+template <class In>
+void scan_rows_brent_kung([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
+                          [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 3e): the same hierarchy as step 2d (~16 lines), with three differences:
+    //   - s must be a power of two in kElemsPerThread..kMaxSectionSize (else std::invalid_argument);
+    //   - s / kElemsPerThread threads per block;
+    //   - dynamic shared memory of (conflict_free(s - 1) + 1) * sizeof(std::uint32_t) bytes.
+    //   Reuse scan_block_sums and add_block_sums from 02_kogge_stone.cu (declared in
+    //   integral_image.hpp) when sections > 1. Then delete the throw.
+    throw labkit::NotImplemented("scan_rows_brent_kung (03_brent_kung.cu)");
+}
+
+template void scan_rows_brent_kung<std::uint8_t>(View<const std::uint8_t>, Output, const Tuning&, GpuContext&);
+template void scan_rows_brent_kung<std::uint32_t>(View<const std::uint32_t>, Output, const Tuning&, GpuContext&);
+
+}  // namespace integral_image

@@ -1,0 +1,103 @@
+// Lab 1 — integral image (summed-area table): the one interface every file of the lab shares.
+//
+// Contract: in is an 8-bit gray W x H image; out is the inclusive summed-area table, uint32,
+// same size:  out(x, y) = sum of in(x', y') over x' <= x, y' <= y,  modulo 2^32.
+// (Wrap-around is part of the contract: rectangle sums computed from wrapped corners are still
+// exact whenever the true rectangle sum fits in 32 bits; see the handout.)
+//
+// The GPU pipeline is  scan rows -> transpose -> scan rows -> transpose back.
+// Students write the building blocks below (in the numbered files of labs/integral_image/);
+// the kit composes them into the variants of variants.cpp and times every pass.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "labkit/gpu_context.hpp"
+#include "labkit/image.hpp"
+
+namespace integral_image {
+
+using labkit::GpuContext;
+using labkit::View;
+
+using Input = View<const std::uint8_t>;
+using Output = View<std::uint32_t>;
+
+// ---- CPU ---------------------------------------------------------------------------------------
+// Provided baseline (cpu_sequential.cpp, not student-editable).
+void cpu_sequential(Input in, Output out);
+// Student: rows in parallel, then columns cache-friendly (cpu_openmp.cpp). threads >= 1.
+void cpu_openmp(Input in, Output out, int threads);
+
+// ---- GPU building blocks ------------------------------------------------------------------------
+// Compile-time limits of the tunables, shared by kernels and the variant table.
+inline constexpr int kMaxSectionSize = 1024;  // one element per thread, and 1024 threads per block at most
+inline constexpr int kTileDim = 32;           // one warp wide: a tile row is one coalesced 128-byte access
+
+struct Tuning {
+    int section_size = 1024;  // elements one block scans: 256, 512 or 1024
+    int block_rows = 8;       // transpose: rows of a tile each thread block row covers (8 or 16)
+};
+
+// Scratch buffers a scan may ask the workspace for (ctx.workspace->get<T>(Scratch::..., n)).
+enum class Scratch { block_sums, chain_flags, block_counter };
+
+// A row scan: out(x, y) = sum of in(x', y) for x' <= x. Used on uint8 input (first pass) and on
+// uint32 input (second pass, after the transpose); each file explicitly instantiates both.
+template <class In>
+using RowScanFn = void (*)(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// out(y, x) = in(x, y); out is in.height wide and in.width tall.
+using TransposeFn = void (*)(View<const std::uint32_t> in, Output out, const Tuning& tuning, GpuContext& ctx);
+
+// 01_naive.cu
+template <class In>
+void scan_rows_naive(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+void transpose_naive(View<const std::uint32_t> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// 02_kogge_stone.cu (block-sum helpers are shared with 03_brent_kung.cu)
+template <class In>
+void scan_rows_kogge_stone(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// sums(b, y) holds the total of section b of row y; afterwards it holds the exclusive scan of
+// those totals along each row. sums is a (sections x height) dense array.
+void scan_block_sums(View<std::uint32_t> sums, GpuContext& ctx);
+// out(x, y) += sums(x / section_size, y) for every section after the first.
+void add_block_sums(View<const std::uint32_t> sums, Output out, int section_size, GpuContext& ctx);
+// 02_transpose_tiled.cu
+void transpose_tiled(View<const std::uint32_t> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// 03_brent_kung.cu
+template <class In>
+void scan_rows_brent_kung(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// 04_single_pass.cu
+template <class In>
+void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+
+// ---- The variant tables (variants.cpp) -----------------------------------------------------------
+enum class Kind { cpu_sequential, cpu_openmp, gpu_pipeline };
+
+struct Pipeline {
+    RowScanFn<std::uint8_t> scan_first;   // pass 1: uint8 rows -> uint32 row sums
+    RowScanFn<std::uint32_t> scan_second;  // pass 3: uint32 rows of the transposed image
+    TransposeFn transpose;                 // passes 2 and 4
+    Tuning tuning;
+};
+
+struct Variant {
+    std::string_view name;     // includes its configuration, e.g. "gpu-02-kogge-stone-s512-b8"
+    std::string_view summary;  // one line for tables and --list
+    Kind kind;
+    Pipeline pipeline;  // gpu_pipeline only
+};
+
+struct TransposeVariant {
+    std::string_view name;
+    std::string_view summary;
+    TransposeFn transpose;
+    Tuning tuning;
+};
+
+std::span<const Variant> variants();                     // teaching order
+std::span<const TransposeVariant> transpose_variants();  // the transpose exercise
+std::span<const std::string_view> student_files();       // what a submission hands in
+
+}  // namespace integral_image
