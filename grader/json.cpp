@@ -45,8 +45,12 @@ void escape(std::string& out, const std::string& s) {
 }  // namespace
 
 void Json::dump_to(std::string& out, int indent, int depth) const {
-    const std::string pad_in = indent ? "\n" + std::string((depth + 1) * indent, ' ') : "";
-    const std::string pad_out = indent ? "\n" + std::string(depth * indent, ' ') : "";
+    std::string pad_in, pad_out;  // a newline and the indentation inside and after a container
+    if (indent) {
+        pad_in.assign((depth + 1) * indent + 1, ' ');
+        pad_out.assign(depth * indent + 1, ' ');
+        pad_in[0] = pad_out[0] = '\n';
+    }
     if (std::holds_alternative<std::nullptr_t>(value_)) {
         out += "null";
     } else if (auto b = std::get_if<bool>(&value_)) {
@@ -64,20 +68,24 @@ void Json::dump_to(std::string& out, int indent, int depth) const {
     } else if (auto a = std::get_if<Array>(&value_)) {
         out += '[';
         for (std::size_t i = 0; i < a->size(); ++i) {
-            out += (i ? "," : "") + pad_in;
+            if (i) out += ',';
+            out += pad_in;
             (*a)[i].dump_to(out, indent, depth + 1);
         }
-        out += (a->empty() ? "" : pad_out) + "]";
+        if (!a->empty()) out += pad_out;
+        out += ']';
     } else {
         const auto& o = std::get<Object>(value_);
         out += '{';
         for (std::size_t i = 0; i < o.size(); ++i) {
-            out += (i ? "," : "") + pad_in;
+            if (i) out += ',';
+            out += pad_in;
             escape(out, o[i].first);
             out += indent ? ": " : ":";
             o[i].second.dump_to(out, indent, depth + 1);
         }
-        out += (o.empty() ? "" : pad_out) + "}";
+        if (!o.empty()) out += pad_out;
+        out += '}';
     }
 }
 

@@ -401,7 +401,7 @@ def counts(report):
 
 
 def perf_by_variant(report):
-    """variant -> {(w, h): kernel_ms}"""
+    """variant -> {(w, h): kernel_ms}, the best entry per size (e.g. the best thread count)."""
     out = {}
     for p in report.get("performance", []) or []:
         try:
@@ -409,7 +409,8 @@ def perf_by_variant(report):
             ms = float(p["kernel_ms"])
         except (KeyError, TypeError, ValueError):
             continue
-        out.setdefault(p.get("variant", ""), {})[size] = ms
+        sizes = out.setdefault(p.get("variant", ""), {})
+        sizes[size] = min(ms, sizes.get(size, ms))
     return out
 
 
@@ -458,6 +459,9 @@ def print_environment(report):
     parts = []
     if env.get("gpu"):
         parts.append(f"GPU {env['gpu']}" + (f" ({env['sms']} SMs)" if env.get("sms") else ""))
+    elif "gpu" in env:
+        reason = env.get("gpu_unavailable_reason")
+        parts.append("GPU none" + (f" ({reason})" if reason else ""))
     if env.get("driver") or env.get("cuda"):
         parts.append(f"driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}")
     if env.get("cpu"):
@@ -666,13 +670,16 @@ def grade_submissions(args, labs):
         # Fresh copies (new mtimes), so that ninja rebuilds whatever changed since the last run.
         for lab in labs:
             (staged / lab).mkdir(parents=True)
+            missing = []
             for f in lab_files[lab]:
                 found = find_student_file(src, lab, f)
                 if found is None:
                     shutil.copyfile(ROOT / "labs" / lab / f, staged / lab / f)
-                    notes.append(f"{lab}/{f} missing: starter used")
+                    missing.append(f)
                 else:
                     shutil.copyfile(found, staged / lab / f)
+            if missing:
+                notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}")
         for n in notes:
             say("  " + n)
 

@@ -30,7 +30,11 @@ struct View {
     LABKIT_HD std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
 
     // A View<T> converts to a View<const T>, never the other way.
-    LABKIT_HD operator View<const T>() const { return {data, width, height, pitch}; }
+    template <class U = T>
+        requires(!std::is_const_v<U>)
+    LABKIT_HD operator View<const U>() const {
+        return {data, width, height, pitch};
+    }
 };
 static_assert(std::is_trivially_copyable_v<View<int>>, "views are passed by value to kernels");
 

@@ -103,7 +103,10 @@ void time_pipeline(const Entry& entry, const PerfSettings& settings, grader::Rep
         }
         std::string line = std::to_string(n) + "\t" + std::to_string(n) + "\t0\t" + stats_fields(labkit::summarize(total)) + "\t" +
                std::to_string(labkit::summarize(e2e).median);
-        for (const auto& p : passes) line += "\t" + std::to_string(labkit::summarize(p).median);
+        for (const auto& p : passes) {
+            line += '\t';
+            line += std::to_string(labkit::summarize(p).median);
+        }
         report.send("perf", line);
     }
 }

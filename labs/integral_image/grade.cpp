@@ -83,8 +83,17 @@ std::vector<TransposeCase> make_transpose_cases(const std::vector<std::pair<int,
     return cases;
 }
 
+EntryResult verdict(const Entry& e, Status status, std::string detail) {
+    EntryResult r;
+    r.entry = e;
+    r.status = status;
+    r.detail = std::move(detail);
+    return r;
+}
+
 EntryResult collect_check(const Entry& e, const grader::ChildOutcome& out, std::size_t total_cases) {
-    EntryResult r{e};
+    EntryResult r;
+    r.entry = e;
     r.cases_total = static_cast<int>(total_cases);
     std::string current;
     for (const auto& [key, value] : out.lines) {
@@ -231,11 +240,11 @@ int grade_main(int argc, char** argv) {
     for (const auto& e : entries) {
         progress.step(e.name);
         if (e.kind != EntryKind::cpu && !report.device.available) {
-            report.results.push_back({e, Status::skipped, report.device.unavailable_reason});
+            report.results.push_back(verdict(e, Status::skipped, report.device.unavailable_reason));
             continue;
         }
         if (args.has("no-check")) {
-            report.results.push_back({e, Status::pass, "not checked (--no-check)"});
+            report.results.push_back(verdict(e, Status::pass, "not checked (--no-check)"));
             continue;
         }
         const auto& n_cases = e.kind == EntryKind::transpose ? transpose_cases.size() : cases.size();

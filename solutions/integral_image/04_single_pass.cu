@@ -130,7 +130,10 @@ __global__ void __launch_bounds__(kSection / kItems)
     const In* src = in.row(row);
     if (whole_packet) {
         const InPacket p = *reinterpret_cast<const InPacket*>(src + x0);
-        v[0] = p.x, v[1] = p.y, v[2] = p.z, v[3] = p.w;
+        v[0] = p.x;
+        v[1] = p.y;
+        v[2] = p.z;
+        v[3] = p.w;
     } else {
 #pragma unroll
         for (int i = 0; i < kItems; ++i) v[i] = x0 + i < in.width ? std::uint32_t{src[x0 + i]} : 0u;

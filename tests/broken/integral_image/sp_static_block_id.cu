@@ -1,0 +1,231 @@
+// BROKEN ON PURPOSE — a copy of solutions/integral_image/04_single_pass.cu with one bug, for
+// the grader's own tests. Linked before the solution library, it replaces that file.
+// Bug: each block still takes a logical id from the atomic counter and uses it for its place in
+//   the chain (which word it waits for and which it publishes, so it never hangs), but it loads,
+//   scans and stores the section given by blockIdx.x. Whenever the counter hands ids out in an
+//   order other than blockIdx order, a block adds the running sum of one section to the data of
+//   another, and passes the wrong total on along the chain.
+// Symptom: images no wider/taller than one section are correct (there is no chain). Wider ones
+//   are wrong in scattered rows from some section on, differently from run to run; the more
+//   blocks, the more certain (a few thousand blocks, e.g. 4097 x 2049 or 8192 x 8192, almost
+//   always show it; a small image may pass when its blocks happen to start in order).
+// 04 — Single-pass chained row scan
+// Changes vs 02/03: one kernel per scan pass, and every pixel is read once and written once.
+//   Each block takes a logical id from an atomic counter, scans its section (4 elements per
+//   thread in registers, then warp shuffles, then the warp totals through shared memory), waits
+//   for the running sum of the previous section of its row, and publishes its own for the next.
+//   Ids run section-major (all rows' section 0, then all rows' section 1, ...): the section a
+//   block waits for was handed out `height` ids earlier and is normally finished long before,
+//   so the chain costs one L2 read per block. Row-major ids (section fastest) would put a block
+//   and the one it waits for in the same wave: each row's sections would complete one
+//   publish-to-read L2 round trip after another, and with S = 256 (32 sections per 8192-pixel
+//   row) the resident blocks would spend most of their lives waiting instead of moving data.
+// Cost: per element about 2 adds (the register scan and the offset), plus per thread 5 shuffle
+//   steps and up to 8 shared-memory reads of warp totals; two barriers per block. Global traffic
+//   1 + 4 B/px (u8 pass) or 4 + 4 B/px (u32 pass), with 16-byte loads/stores where alignment
+//   allows, plus 24 B per section for its chain word (clear, publish, read): 5.09 or 8.09 B/px
+//   at S = 256, 5.02 or 8.02 at S = 1024.
+// Limits: the ids must come from the atomic counter, not blockIdx, for the wait to be safe (see
+//   the kernel); a single very long row is a serial chain of sections (inherent to a chained scan).
+// Ref: Yan, Long & Zhang 2013, "StreamScan: fast scan algorithms for GPUs without global barrier
+//   synchronization"; Merrill & Garland 2016, "Single-pass parallel prefix scan with decoupled
+//   look-back".
+#include <cuda/atomic>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "integral_image.hpp"
+#include "labkit/cuda_check.hpp"
+
+namespace integral_image {
+namespace {
+
+constexpr int kWarpSize = 32;                // lanes in a warp (warpSize is not a compile-time constant)
+constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in the shuffle
+// Coarsening: each thread scans kItems consecutive elements in registers. Four uint32 values are
+// one 16-byte access (the widest a thread can issue); four uint8 values make a warp's load one
+// full 128-byte line. More items would leave a 256-element section with too few threads to
+// keep enough loads in flight.
+constexpr int kItems = 4;
+// A chain word packs a flag and a value: bit 32 set means the low 32 bits hold the inclusive
+// running sum of that section of its row. Zero (the memset at every call) means "not yet".
+constexpr std::uint64_t kReady = std::uint64_t{1} << 32;
+
+// kItems elements of In as one aligned vector access.
+template <class In>
+struct Packet;
+template <>
+struct Packet<std::uint8_t> {
+    using type = uchar4;
+};
+template <>
+struct Packet<std::uint32_t> {
+    using type = uint4;
+};
+using OutPacket = uint4;
+static_assert(kItems == 4, "the packet types hold four elements: x, y, z, w");
+static_assert(sizeof(OutPacket) == kItems * sizeof(std::uint32_t), "one output packet per thread");
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// A view can use packets when its base and its row pitch keep every packet aligned (the kit's
+// images are 128-byte aligned; a view of arbitrary memory falls back to scalar accesses).
+template <class P, class T>
+bool packet_aligned(View<T> v) {
+    return reinterpret_cast<std::uintptr_t>(v.data) % alignof(P) == 0 && v.pitch * sizeof(T) % alignof(P) == 0;
+}
+
+__device__ std::uint32_t warp_inclusive_scan(std::uint32_t value, int lane) {
+    for (int d = 1; d < kWarpSize; d *= 2) {
+        const std::uint32_t left = __shfl_up_sync(kFullMask, value, d);
+        if (lane >= d) value += left;
+    }
+    return value;
+}
+
+// Memory ordering. The only data one block hands to another is the running sum, and it travels
+// inside the same aligned 64-bit word as its flag. A 64-bit atomic store and load are
+// single-copy atomic: a reader that sees the flag sees the value written with it, never an older
+// one. So relaxed order is enough and no __threadfence() is needed. (With a separate flag array
+// it would be: store value; __threadfence(); store flag — and load flag; __threadfence(); load
+// value on the reader side, so that the flag cannot become visible before the value.)
+// Device scope: the reader is another block, possibly on another SM.
+using ChainRef = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
+
+__device__ std::uint32_t wait_for_running_sum(std::uint64_t& word) {
+    const ChainRef ref(word);
+    std::uint64_t seen = ref.load(cuda::memory_order_relaxed);
+    while ((seen & kReady) == 0) seen = ref.load(cuda::memory_order_relaxed);
+    return static_cast<std::uint32_t>(seen);
+}
+
+__device__ void publish_running_sum(std::uint64_t& word, std::uint32_t running_sum) {
+    ChainRef(word).store(kReady | running_sum, cuda::memory_order_relaxed);
+}
+
+// One block scans one section of kSection elements of one row: kSection / kItems threads.
+// chain[id] is the running-sum word of logical block id = section * height + row; the block
+// before it in its row is id - height.
+template <class In, int kSection>
+__global__ void __launch_bounds__(kSection / kItems)
+    single_pass_kernel(View<const In> in, Output out, std::uint64_t* chain, unsigned* counter, int sections,
+                       bool packets) {
+    using InPacket = typename Packet<In>::type;
+    static_assert(sizeof(InPacket) == kItems * sizeof(In), "one input packet per thread");
+    static_assert(kSection % (kItems * kWarpSize) == 0, "a section is a whole number of warps");
+    constexpr int kWarps = kSection / kItems / kWarpSize;
+    __shared__ int logical_id;
+    __shared__ std::uint32_t row_prefix;  // running sum of the sections before this one
+    __shared__ std::uint32_t warp_totals[kWarps];
+
+    const int t = threadIdx.x;
+    const int lane = t % kWarpSize;
+    const int warp = t / kWarpSize;
+
+    // Logical ids follow the order in which blocks actually start, so the block this one will
+    // wait for (a smaller id) is already resident and running and cannot be waiting for us:
+    // no deadlock, whatever order the hardware schedules blockIdx in.
+    if (t == 0) logical_id = static_cast<int>(atomicAdd(counter, 1u));
+    __syncthreads();  // every thread needs the id
+    const int id = logical_id;
+    const int chain_section = id / in.height;  // the chain position still follows the counter
+    // BUG (deliberate): the data is indexed by blockIdx.x instead of the logical id.
+    const int row = blockIdx.x % in.height;
+    const int section = blockIdx.x / in.height;
+    const int x0 = section * kSection + t * kItems;
+    const bool whole_packet = packets && x0 + kItems <= in.width;
+
+    // Load kItems elements; past the end of the row they are 0, which leaves the sums alone.
+    std::uint32_t v[kItems];
+    const In* src = in.row(row);
+    if (whole_packet) {
+        const InPacket p = *reinterpret_cast<const InPacket*>(src + x0);
+        v[0] = p.x;
+        v[1] = p.y;
+        v[2] = p.z;
+        v[3] = p.w;
+    } else {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) v[i] = x0 + i < in.width ? std::uint32_t{src[x0 + i]} : 0u;
+    }
+
+    // Thread 0 fetches the running sum of the previous section now, while the loads above are
+    // still in flight: the two latencies overlap.
+    if (t == 0) row_prefix = chain_section == 0 ? 0u : wait_for_running_sum(chain[id - in.height]);
+
+    // Scan: in registers, then across the warp, then across warps through shared memory.
+#pragma unroll
+    for (int i = 1; i < kItems; ++i) v[i] += v[i - 1];
+    const std::uint32_t thread_total = v[kItems - 1];
+    const std::uint32_t inclusive = warp_inclusive_scan(thread_total, lane);
+    if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+    // The warp totals and row_prefix are written before anyone reads them.
+    __syncthreads();
+    std::uint32_t warp_offset = 0;  // total of the warps before this one
+    std::uint32_t block_total = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+        const std::uint32_t total = warp_totals[w];
+        if (w < warp) warp_offset += total;
+        block_total += total;
+    }
+    const std::uint32_t prefix = row_prefix;
+    // Publish as early as possible: the next section of this row may be waiting for it. The
+    // last section of a row has no successor (and no chain word).
+    if (t == 0 && chain_section + 1 < sections) publish_running_sum(chain[id], prefix + block_total);
+
+    const std::uint32_t offset = prefix + warp_offset + (inclusive - thread_total);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) v[i] += offset;
+    std::uint32_t* dst = out.row(row);
+    if (whole_packet) {
+        *reinterpret_cast<OutPacket*>(dst + x0) = OutPacket{v[0], v[1], v[2], v[3]};
+    } else {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i)
+            if (x0 + i < in.width) dst[x0 + i] = v[i];
+    }
+}
+
+template <int kSection, class In>
+void launch(View<const In> in, Output out, GpuContext& ctx) {
+    const int sections = ceil_div(in.width, kSection);
+    const long long blocks = static_cast<long long>(sections) * in.height;
+    if (blocks > INT_MAX) throw std::invalid_argument("scan_rows_single_pass: image too large for int block ids");
+    // Chain words exist for every section that has a successor: with section-major ids those are
+    // exactly ids 0 .. (sections - 1) * height - 1.
+    const std::size_t links = static_cast<std::size_t>(sections - 1) * in.height;
+    std::uint64_t* chain = ctx.workspace->get<std::uint64_t>(Scratch::chain_flags, links);
+    unsigned* counter = ctx.workspace->get<unsigned>(Scratch::block_counter, 1);
+    // The workspace holds the previous call's words (flags already set): clear them, and restart
+    // the id counter. Both are stream-ordered before the kernel.
+    if (links > 0) CUDA_CHECK(cudaMemsetAsync(chain, 0, links * sizeof(std::uint64_t), ctx.stream));
+    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), ctx.stream));
+    const bool packets = packet_aligned<typename Packet<In>::type>(in) && packet_aligned<OutPacket>(out);
+    single_pass_kernel<In, kSection>
+        <<<static_cast<unsigned>(blocks), kSection / kItems, 0, ctx.stream>>>(in, out, chain, counter, sections, packets);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class In>
+void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
+    // The section size is a template argument: the warp count sizes a shared array and the
+    // loops over warps unroll.
+    switch (tuning.section_size) {
+        case 256: return launch<256>(in, out, ctx);
+        case 512: return launch<512>(in, out, ctx);
+        case 1024: return launch<1024>(in, out, ctx);
+        default: throw std::invalid_argument("scan_rows_single_pass: section_size must be 256, 512 or 1024");
+    }
+}
+
+template void scan_rows_single_pass<std::uint8_t>(View<const std::uint8_t>, Output, const Tuning&, GpuContext&);
+template void scan_rows_single_pass<std::uint32_t>(View<const std::uint32_t>, Output, const Tuning&, GpuContext&);
+
+}  // namespace integral_image
