@@ -62,7 +62,8 @@ def main():
             if res["environment"]["gpu"] is None:
                 print("skipped: no CUDA device")
                 sys.exit(SKIP)
-            caught = [v for v in res["variants"] if v["status"] in ("fail", "timeout", "crash", "error")]
+            # A wrong result or a hang: the symptoms of these bugs. A crash would be the grader's fault.
+            caught = [v for v in res["variants"] if v["status"] in ("fail", "timeout")]
             print("caught:", [(v["name"], v["status"], v["detail"]) for v in caught])
             if not caught or (expect == "all" and len(caught) != len(res["variants"])):
                 fail(f"the broken kernel was not caught ({len(caught)} of {len(res['variants'])} variants)")

@@ -1,6 +1,5 @@
 // The GPU half of the grader's child processes: every GPU entry goes through the same runner,
 // so no variant has host code of its own.
-#include <map>
 #include <memory>
 
 #include "checks.hpp"
@@ -19,13 +18,16 @@ std::string size_name(int w, int h) { return std::to_string(w) + "x" + std::to_s
 
 void check_pipeline(const Entry& entry, const std::vector<Case>& cases, const CheckSettings& settings,
                     grader::Reporter& report) {
-    std::map<std::pair<int, int>, std::unique_ptr<PipelineRunner>> runners;  // one per size, reused across patterns
+    // One size's buffers at a time (8192^2 needs ~1.3 GB), reused across that size's patterns.
+    std::unique_ptr<PipelineRunner> runner;
+    std::pair<int, int> runner_size{-1, -1};
     for (const auto& c : cases) {
         report.send("begin", c.name);
-        auto& runner = runners[{c.input.width(), c.input.height()}];
-        if (!runner) {
-            runners.clear();  // keep one size's buffers at a time: 8192^2 needs ~1.3 GB
-            runner = std::make_unique<PipelineRunner>(c.input.width(), c.input.height());
+        const std::pair size{c.input.width(), c.input.height()};
+        if (size != runner_size) {
+            runner.reset();  // free the old buffers before allocating the new ones
+            runner = std::make_unique<PipelineRunner>(size.first, size.second);
+            runner_size = size;
         }
         runner->load(c.input.view());
         runner->run(entry.variant->pipeline);
