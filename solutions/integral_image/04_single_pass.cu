@@ -1,7 +1,7 @@
 // 04 — Single-pass chained row scan
 // Changes vs 02/03: one kernel per scan pass, and every pixel is read once and written once.
-//   Each block takes a logical id from an atomic counter, scans its section (4 elements per
-//   thread in registers, then warp shuffles, then the warp totals through shared memory), waits
+//   Each block takes a logical id from an atomic counter, scans its section (8 uint8 or 4 uint32
+//   elements per thread in registers, then warp shuffles, then the warp totals through shared memory), waits
 //   for the running sum of the previous section of its row, and publishes its own for the next.
 //   Ids run section-major (all rows' section 0, then all rows' section 1, ...): the section a
 //   block waits for was handed out `height` ids earlier and is normally finished long before,
@@ -11,8 +11,8 @@
 //   row) the resident blocks would spend most of their lives waiting instead of moving data.
 // Cost: per element about 2 adds (the register scan and the offset), plus per thread 5 shuffle
 //   steps and up to 8 shared-memory reads of warp totals; two barriers per block. Global traffic
-//   1 + 4 B/px (u8 pass) or 4 + 4 B/px (u32 pass), with 16-byte loads/stores where alignment
-//   allows, plus 24 B per section for its chain word (clear, publish, read): 5.09 or 8.09 B/px
+//   1 + 4 B/px (u8 pass) or 4 + 4 B/px (u32 pass), with 8- or 16-byte loads and 16-byte stores
+//   where alignment allows, plus 24 B per section for its chain word (clear, publish, read): 5.09 or 8.09 B/px
 //   at S = 256, 5.02 or 8.02 at S = 1024.
 // Limits: the ids must come from the atomic counter, not blockIdx, for the wait to be safe (see
 //   the kernel); a single very long row is a serial chain of sections (inherent to a chained scan).
@@ -34,29 +34,47 @@ namespace {
 
 constexpr int kWarpSize = 32;                // lanes in a warp (warpSize is not a compile-time constant)
 constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in the shuffle
-// Coarsening: each thread scans kItems consecutive elements in registers. Four uint32 values are
-// one 16-byte access (the widest a thread can issue); four uint8 values make a warp's load one
-// full 128-byte line. More items would leave a 256-element section with too few threads to
-// keep enough loads in flight.
-constexpr int kItems = 4;
+// Coarsening: each thread scans kItems<In> consecutive elements in registers and moves them with
+// vector accesses. Four uint32 values are one 16-byte access (the widest a thread can issue).
+// For uint8 input, four values would be a 4-byte load: measured on an H200 at 8192^2, that left
+// the first pass at 59% of copy bandwidth, too few bytes in flight per thread to cover memory
+// latency. Eight values (one 8-byte load, two 16-byte stores) keep twice as many bytes in
+// flight and still give a 256-element section a whole warp. Sixteen would not.
+template <class In>
+constexpr int kItems = sizeof(In) == 1 ? 8 : 4;
+constexpr int kOutVector = 4;  // uint32 elements per uint4 store
 // A chain word packs a flag and a value: bit 32 set means the low 32 bits hold the inclusive
 // running sum of that section of its row. Zero (the memset at every call) means "not yet".
 constexpr std::uint64_t kReady = std::uint64_t{1} << 32;
 
-// kItems elements of In as one aligned vector access.
+// kItems<In> elements of In as one aligned vector access.
 template <class In>
 struct Packet;
 template <>
 struct Packet<std::uint8_t> {
-    using type = uchar4;
+    using type = uint2;
 };
 template <>
 struct Packet<std::uint32_t> {
     using type = uint4;
 };
-using OutPacket = uint4;
-static_assert(kItems == 4, "the packet types hold four elements: x, y, z, w");
-static_assert(sizeof(OutPacket) == kItems * sizeof(std::uint32_t), "one output packet per thread");
+static_assert(sizeof(Packet<std::uint8_t>::type) == kItems<std::uint8_t>, "one 8-byte load per thread");
+static_assert(sizeof(Packet<std::uint32_t>::type) == kItems<std::uint32_t> * sizeof(std::uint32_t),
+              "one 16-byte load per thread");
+static_assert(kItems<std::uint8_t> % kOutVector == 0 && kItems<std::uint32_t> % kOutVector == 0,
+              "outputs go out in whole uint4 stores");
+
+// Unpacks a vector load into the thread's registers (values widened to uint32).
+__device__ void unpack(uint2 p, std::uint32_t (&v)[8]) {
+    constexpr int kBitsPerByte = 8;
+    constexpr std::uint32_t kByteMask = 0xffu;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        v[i] = (p.x >> (kBitsPerByte * i)) & kByteMask;  // little-endian: element 0 is the low byte
+        v[i + 4] = (p.y >> (kBitsPerByte * i)) & kByteMask;
+    }
+}
+__device__ void unpack(uint4 p, std::uint32_t (&v)[4]) { v[0] = p.x, v[1] = p.y, v[2] = p.z, v[3] = p.w; }
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -64,7 +82,7 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // images are 128-byte aligned; a view of arbitrary memory falls back to scalar accesses).
 template <class P, class T>
 bool packet_aligned(View<T> v) {
-    return reinterpret_cast<std::uintptr_t>(v.data) % alignof(P) == 0 && v.pitch * sizeof(T) % alignof(P) == 0;
+    return reinterpret_cast<std::uintptr_t>(v.data) % sizeof(P) == 0 && v.pitch * sizeof(T) % sizeof(P) == 0;
 }
 
 __device__ std::uint32_t warp_inclusive_scan(std::uint32_t value, int lane) {
@@ -95,17 +113,18 @@ __device__ void publish_running_sum(std::uint64_t& word, std::uint32_t running_s
     ChainRef(word).store(kReady | running_sum, cuda::memory_order_relaxed);
 }
 
-// One block scans one section of kSection elements of one row: kSection / kItems threads.
+// One block scans one section of kSection elements of one row: kSection / kItems<In> threads.
 // chain[id] is the running-sum word of logical block id = section * height + row; the block
 // before it in its row is id - height.
 template <class In, int kSection>
-__global__ void __launch_bounds__(kSection / kItems)
+__global__ void __launch_bounds__(kSection / kItems<In>)
     single_pass_kernel(View<const In> in, Output out, std::uint64_t* chain, unsigned* counter, int sections,
                        bool packets) {
     using InPacket = typename Packet<In>::type;
-    static_assert(sizeof(InPacket) == kItems * sizeof(In), "one input packet per thread");
-    static_assert(kSection % (kItems * kWarpSize) == 0, "a section is a whole number of warps");
-    constexpr int kWarps = kSection / kItems / kWarpSize;
+    constexpr int kN = kItems<In>;  // elements per thread
+    static_assert(sizeof(InPacket) == kN * sizeof(In), "one input packet per thread");
+    static_assert(kSection % (kN * kWarpSize) == 0, "a section is a whole number of warps");
+    constexpr int kWarps = kSection / kN / kWarpSize;
     __shared__ int logical_id;
     __shared__ std::uint32_t row_prefix;  // running sum of the sections before this one
     __shared__ std::uint32_t warp_totals[kWarps];
@@ -122,21 +141,17 @@ __global__ void __launch_bounds__(kSection / kItems)
     const int id = logical_id;
     const int row = id % in.height;
     const int section = id / in.height;
-    const int x0 = section * kSection + t * kItems;
-    const bool whole_packet = packets && x0 + kItems <= in.width;
+    const int x0 = section * kSection + t * kN;
+    const bool whole_packet = packets && x0 + kN <= in.width;
 
-    // Load kItems elements; past the end of the row they are 0, which leaves the sums alone.
-    std::uint32_t v[kItems];
+    // Load kN elements; past the end of the row they are 0, which leaves the sums alone.
+    std::uint32_t v[kN];
     const In* src = in.row(row);
     if (whole_packet) {
-        const InPacket p = *reinterpret_cast<const InPacket*>(src + x0);
-        v[0] = p.x;
-        v[1] = p.y;
-        v[2] = p.z;
-        v[3] = p.w;
+        unpack(*reinterpret_cast<const InPacket*>(src + x0), v);
     } else {
 #pragma unroll
-        for (int i = 0; i < kItems; ++i) v[i] = x0 + i < in.width ? std::uint32_t{src[x0 + i]} : 0u;
+        for (int i = 0; i < kN; ++i) v[i] = x0 + i < in.width ? std::uint32_t{src[x0 + i]} : 0u;
     }
 
     // Thread 0 fetches the running sum of the previous section now, while the loads above are
@@ -145,8 +160,8 @@ __global__ void __launch_bounds__(kSection / kItems)
 
     // Scan: in registers, then across the warp, then across warps through shared memory.
 #pragma unroll
-    for (int i = 1; i < kItems; ++i) v[i] += v[i - 1];
-    const std::uint32_t thread_total = v[kItems - 1];
+    for (int i = 1; i < kN; ++i) v[i] += v[i - 1];
+    const std::uint32_t thread_total = v[kN - 1];
     const std::uint32_t inclusive = warp_inclusive_scan(thread_total, lane);
     if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
     // The warp totals and row_prefix are written before anyone reads them.
@@ -166,13 +181,15 @@ __global__ void __launch_bounds__(kSection / kItems)
 
     const std::uint32_t offset = prefix + warp_offset + (inclusive - thread_total);
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) v[i] += offset;
+    for (int i = 0; i < kN; ++i) v[i] += offset;
     std::uint32_t* dst = out.row(row);
     if (whole_packet) {
-        *reinterpret_cast<OutPacket*>(dst + x0) = OutPacket{v[0], v[1], v[2], v[3]};
+#pragma unroll
+        for (int i = 0; i < kN; i += kOutVector)
+            *reinterpret_cast<uint4*>(dst + x0 + i) = uint4{v[i], v[i + 1], v[i + 2], v[i + 3]};
     } else {
 #pragma unroll
-        for (int i = 0; i < kItems; ++i)
+        for (int i = 0; i < kN; ++i)
             if (x0 + i < in.width) dst[x0 + i] = v[i];
     }
 }
@@ -191,9 +208,9 @@ void launch(View<const In> in, Output out, GpuContext& ctx) {
     // the id counter. Both are stream-ordered before the kernel.
     if (links > 0) CUDA_CHECK(cudaMemsetAsync(chain, 0, links * sizeof(std::uint64_t), ctx.stream));
     CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), ctx.stream));
-    const bool packets = packet_aligned<typename Packet<In>::type>(in) && packet_aligned<OutPacket>(out);
+    const bool packets = packet_aligned<typename Packet<In>::type>(in) && packet_aligned<uint4>(out);
     single_pass_kernel<In, kSection>
-        <<<static_cast<unsigned>(blocks), kSection / kItems, 0, ctx.stream>>>(in, out, chain, counter, sections, packets);
+        <<<static_cast<unsigned>(blocks), kSection / kItems<In>, 0, ctx.stream>>>(in, out, chain, counter, sections, packets);
     CUDA_CHECK_LAUNCH();
 }
 
