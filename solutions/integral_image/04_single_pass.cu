@@ -142,6 +142,9 @@ __global__ void __launch_bounds__(kBlockThreads)
     __shared__ int logical_id;
     __shared__ std::uint32_t row_prefix[kRows];  // running sum of the sections before this one, per row
     __shared__ std::uint32_t warp_totals[kRows][kWarps];
+    // Output staging for the uint8 pass (see the stores); one element when unused.
+    constexpr int kStagedChunks = kN == kOutVector ? 1 : kSection / kOutVector;
+    __shared__ uint4 staged[kRows][kStagedChunks];
 
     const int t = threadIdx.x;
     const int r = threadIdx.y;
@@ -200,16 +203,45 @@ __global__ void __launch_bounds__(kBlockThreads)
     const std::uint32_t offset = prefix + warp_offset + (inclusive - thread_total);
 #pragma unroll
     for (int i = 0; i < kN; ++i) v[i] += offset;
-    if (!row_inside) return;
-    std::uint32_t* dst = out.row(row);
-    if (whole_packet) {
+    if constexpr (kN == kOutVector) {
+        // Four uint32 per thread are one 16-byte store, and a warp's stores are contiguous.
+        if (!row_inside) return;
+        std::uint32_t* dst = out.row(row);
+        if (whole_packet) {
+            *reinterpret_cast<uint4*>(dst + x0) = uint4{v[0], v[1], v[2], v[3]};
+        } else {
+#pragma unroll
+            for (int i = 0; i < kN; ++i)
+                if (x0 + i < in.width) dst[x0 + i] = v[i];
+        }
+    } else {
+        // Eight uint32 per thread: storing them as two uint4 straight from registers would give
+        // each store instruction 16 bytes of every 32-byte sector, the rest coming from the next
+        // instruction (measured: the uint8 pass stuck near 60% of copy bandwidth). Staging the
+        // row's section in shared memory first lets every store instruction write whole,
+        // contiguous sectors: blocked (per thread) to striped (per warp), as CUB's BlockStore does.
 #pragma unroll
         for (int i = 0; i < kN; i += kOutVector)
-            *reinterpret_cast<uint4*>(dst + x0 + i) = uint4{v[i], v[i + 1], v[i + 2], v[i + 3]};
-    } else {
+            staged[r][(t * kN + i) / kOutVector] = uint4{v[i], v[i + 1], v[i + 2], v[i + 3]};
+        // The whole section is staged before any thread reads another thread's part.
+        __syncthreads();
+        if (!row_inside) return;
+        std::uint32_t* dst = out.row(row);
+        const int base = section * kSection;
 #pragma unroll
-        for (int i = 0; i < kN; ++i)
-            if (x0 + i < in.width) dst[x0 + i] = v[i];
+        for (int j = 0; j < kN / kOutVector; ++j) {
+            const int chunk = j * kRowThreads + t;  // consecutive threads, consecutive 16-byte chunks
+            const int x = base + chunk * kOutVector;
+            const uint4 c = staged[r][chunk];
+            if (packets && x + kOutVector <= in.width) {
+                *reinterpret_cast<uint4*>(dst + x) = c;
+            } else {
+                const std::uint32_t e[kOutVector] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+                for (int i = 0; i < kOutVector; ++i)
+                    if (x + i < in.width) dst[x + i] = e[i];
+            }
+        }
     }
 }
 
@@ -221,14 +253,15 @@ void launch(View<const In> in, Output out, GpuContext& ctx) {
     const int groups = ceil_div(in.height, kRows);
     const long long blocks = static_cast<long long>(sections) * groups;
     if (blocks > INT_MAX) throw std::invalid_argument("scan_rows_single_pass: image too large for int block ids");
-    // Chain words exist for every section that has a successor.
+    // One scratch array: word 0 is the id counter, then a chain word for every section that has
+    // a successor. The previous call left flags set and the counter advanced, so all of it is
+    // cleared, stream-ordered before the kernel, by a single memset (each memset is a launch of
+    // its own, a few microseconds that count in this pass's time).
     const std::size_t links = static_cast<std::size_t>(sections - 1) * in.height;
-    std::uint64_t* chain = ctx.workspace->get<std::uint64_t>(Scratch::chain_flags, links);
-    unsigned* counter = ctx.workspace->get<unsigned>(Scratch::block_counter, 1);
-    // The workspace holds the previous call's words (flags already set): clear them, and restart
-    // the id counter. Both are stream-ordered before the kernel.
-    if (links > 0) CUDA_CHECK(cudaMemsetAsync(chain, 0, links * sizeof(std::uint64_t), ctx.stream));
-    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), ctx.stream));
+    std::uint64_t* words = ctx.workspace->get<std::uint64_t>(Scratch::chain_flags, 1 + links);
+    CUDA_CHECK(cudaMemsetAsync(words, 0, (1 + links) * sizeof(std::uint64_t), ctx.stream));
+    auto* counter = reinterpret_cast<unsigned*>(words);
+    std::uint64_t* chain = words + 1;
     const bool packets = packet_aligned<typename Packet<In>::type>(in) && packet_aligned<uint4>(out);
     single_pass_kernel<In, kSection><<<static_cast<unsigned>(blocks), dim3(kRowThreads, kRows), 0, ctx.stream>>>(
         in, out, chain, counter, sections, groups, packets);
