@@ -1,5 +1,5 @@
 // main() for the CPU test programs, for Catch2 v2 and v3 alike.
-#if __has_include(<catch2/catch_session.hpp>)
+#if LABKIT_CATCH2_MAJOR >= 3
 #include <catch2/catch_session.hpp>
 #else
 #define CATCH_CONFIG_RUNNER
