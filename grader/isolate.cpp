@@ -61,6 +61,9 @@ ChildOutcome run_isolated(const std::function<void(Reporter&)>& body, double sil
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
         ::setpgid(0, 0);  // its own group, so a kill also reaches anything it started
+        // Die of a fatal signal plainly, whatever handlers the parent installed (a test framework's,
+        // say): the parent reads the signal from the exit status and reports it.
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
         ::close(fds[0]);
         Reporter reporter(fds[1]);
         int code = 0;

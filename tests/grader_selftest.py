@@ -4,8 +4,10 @@
   grader_selftest.py solution BIN   the reference passes every case (GPU rows: skipped without a device)
   grader_selftest.py solution-gpu BIN   the same, and every GPU row must really pass (exit 77 without a GPU)
   grader_selftest.py starter BIN    every student variant is TODO, nothing crashes, exit status 0
-  grader_selftest.py broken BIN GLOB EXPECT   a deliberately broken kernel is caught (needs a GPU):
-                                    EXPECT=all: every variant matching GLOB fails; any: at least one
+  grader_selftest.py broken BIN GLOB EXPECT STATUSES [cpu]
+      a deliberately broken student file is caught: EXPECT=all, every variant matching GLOB ends
+      in one of STATUSES (comma-separated: fail, timeout, crash, error); any, at least one does.
+      GPU cases exit 77 without a device; a trailing "cpu" marks a CPU case, which always runs.
 """
 import json
 import subprocess
@@ -57,13 +59,17 @@ def main():
             if code != 0:
                 fail(f"exit {code}: TODO rows must not fail the run")
         elif mode == "broken":
-            glob, expect = sys.argv[3], sys.argv[4]
-            code, res = grade(binary, ["--variants", glob, "--sizes", "1000x1000,1024x768,4097x2049,255x257"], tmp)
-            if res["environment"]["gpu"] is None:
+            glob, expect, statuses = sys.argv[3], sys.argv[4], sys.argv[5].split(",")
+            cpu = sys.argv[6:] == ["cpu"]
+            sizes = "255x257,1000x1000" if cpu else "1000x1000,1024x768,4097x2049,255x257"
+            # A hang must be noticed quickly; the honest variants of these sizes take milliseconds.
+            code, res = grade(binary, ["--variants", glob, "--sizes", sizes, "--timeout", "5"], tmp)
+            if not cpu and res["environment"]["gpu"] is None:
                 print("skipped: no CUDA device")
                 sys.exit(SKIP)
-            # A wrong result or a hang: the symptoms of these bugs. A crash would be the grader's fault.
-            caught = [v for v in res["variants"] if v["status"] in ("fail", "timeout")]
+            # Only the symptom this bug must produce counts: a crash where a wrong value is
+            # expected would be the grader's fault, not a catch.
+            caught = [v for v in res["variants"] if v["status"] in statuses]
             print("caught:", [(v["name"], v["status"], v["detail"]) for v in caught])
             if not caught or (expect == "all" and len(caught) != len(res["variants"])):
                 fail(f"the broken kernel was not caught ({len(caught)} of {len(res['variants'])} variants)")
