@@ -774,10 +774,79 @@ def cmd_build(args):
     return 0 if ok else 1
 
 
+# compute-sanitizer's exit status when it found errors (--error-exitcode): anything the grader
+# itself returns (0, 1, 2) stays distinguishable.
+SANITIZER_ERROR_EXIT = 99
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+# Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
+SANITIZE_SIZES = "1x1,1x4099,4099x1,7x5,31x33,255x257,1000x700"
+
+
+def sanitizer_findings(log_text):
+    """The first lines of compute-sanitizer's report that describe a problem."""
+    keep = [l.strip("= ").strip() for l in log_text.splitlines()
+            if l.startswith("=========") and re.search(r"Error|Race reported|Invalid|Uninitialized|Barrier", l)]
+    return keep[:2]
+
+
+def grade_sanitized(args, labs):
+    """Every GPU variant of one tree, each in its own grader run under compute-sanitizer, on the
+    quick sizes without timing: a race, an out-of-bounds access or a misplaced barrier is reported
+    against the variant that has it, even when the output happened to come out right."""
+    tool = args.sanitize
+    sanitizer = shutil.which("compute-sanitizer", path=tool_env().get("PATH")) or "/usr/local/cuda/bin/compute-sanitizer"
+    if not Path(sanitizer).exists():
+        raise LabkitError("compute-sanitizer not found: it ships with the CUDA toolkit (/usr/local/cuda/bin)")
+    label = "solution" if args.solution else "student"
+    globs = args.variants.split(",") if args.variants else ["*"]
+    any_finding = False
+    for lab in labs:
+        binary = lab_binary(args, lab)
+        out_dir = RESULTS / "sanitize" / f"{lab}-{label}-{tool}"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        rows, report = [], []
+        chosen = [v for v in list_variants(binary)
+                  if v["kind"] != "cpu" and any(fnmatch(v["name"], g) for g in globs)]
+        for i, v in enumerate(chosen, 1):
+            say(f"[{i}/{len(chosen)}] {tool}: {v['name']}")
+            json_path, log_path = out_dir / f"{v['name']}.json", out_dir / f"{v['name']}.log"
+            cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--print-limit", "5",
+                   "--error-exitcode", SANITIZER_ERROR_EXIT, binary, "grade", "--label", label,
+                   "--variants", v["name"], "--no-perf", "--json", json_path, "--photos", "",
+                   "--sizes", args.sizes or SANITIZE_SIZES, "--diff-dir", out_dir / "diff",
+                   "--timeout", args.timeout or 300]
+            if args.seed is not None:
+                cmd += ["--seed", args.seed]
+            with open(log_path, "wb") as log:
+                rc, timed_out = execute(cmd, timeout=args.lab_timeout or 1800, stdout=log,
+                                        stderr=subprocess.STDOUT)
+            try:
+                verdict = json.loads(json_path.read_text())["variants"][0]["status"]
+            except (OSError, ValueError, KeyError, IndexError):
+                verdict = "timeout" if timed_out else "error"
+            findings = sanitizer_findings(log_path.read_text(errors="replace"))
+            found = rc == SANITIZER_ERROR_EXIT or bool(findings)
+            any_finding |= found or verdict in FAILING
+            rows.append([v["name"], verdict, "ERRORS" if found else "clean",
+                         (findings[0] if findings else "")[:110]])
+            report.append({"variant": v["name"], "status": verdict, "sanitizer": tool, "clean": not found,
+                           "findings": findings, "log": str(rel(log_path))})
+        say("")
+        say(f"--- {lab} ({label}) under compute-sanitizer --tool {tool} ---")
+        print_table(["variant", "verdict", tool, "first finding (whole report in the log)"], rows)
+        (out_dir / "summary.json").write_text(json.dumps(report, indent=2))
+        say(f"logs: {rel(out_dir)}/<variant>.log")
+    return 1 if any_finding else 0
+
+
 def cmd_grade(args):
     if args.solution and args.submission:
         raise LabkitError("--solution and --submission exclude each other")
     labs = select_labs(args.labs)
+    if args.sanitize:
+        if args.submission:
+            raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
+        return grade_sanitized(args, labs)
     if args.submission:
         return grade_submissions(args, labs)
     return grade_default(args, labs)
@@ -1078,6 +1147,10 @@ def make_parser():
     p.add_argument("--lab-timeout", type=float, metavar="SEC",
                    help="wall-clock limit of one grader process, after which its whole process "
                    "group is killed (default: (per-variant limit, else 120) x (variants + 1) + 60)")
+    p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
+                   help="run every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
+                   "racecheck, synccheck or initcheck; quick sizes, no timing), each in its own run, "
+                   "and report what it finds per variant (results/sanitize/); needs a GPU")
     p.add_argument("--json", metavar="FILE", help="also write every report in one JSON file "
                    "(with --submission: the class JSON, default results/class.json)")
     p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size "

@@ -170,7 +170,7 @@ int grade_main(int argc, char** argv) {
         .option("no-check", "", "time only, without checking (for tuning; never for grading)")
         .option("timeout", "SEC", "kill a variant after this many seconds without progress", "60")
         .option("threads", "N,...", "OpenMP thread counts to sweep (default: 1, 2, 4, ... up to the cores)")
-        .option("photos", "DIR", "real photos to check on", std::string(LABKIT_SOURCE_DIR) + "/datasets/photos")
+        .option("photos", "DIR", "real photos to check on (empty: none)", std::string(LABKIT_SOURCE_DIR) + "/datasets/photos")
         .option("diff-dir", "DIR", "where diff images of failing cases go", "results/diff")
         .option("label", "NAME", "what is graded, in titles and files (student, solution, ...)", "student")
         .option("json", "FILE", "write every result as JSON")
