@@ -486,6 +486,8 @@ def print_details(report, title):
 
 def grade_default(args, labs):
     """Student tree (and reference when built) for each lab, then the side-by-side summary."""
+    if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
+        args.seed = int.from_bytes(os.urandom(4), "little")
     build_dir = build_dir_of(args)
     ensure_configured(build_dir)
     runs, exit_status = [], 0
@@ -513,9 +515,13 @@ def grade_default(args, labs):
             if student is not None:  # keep the reference's tables out of the student's way
                 RESULTS.mkdir(parents=True, exist_ok=True)
                 log = RESULTS / f"{lab}-solution.log"
-                say(f"reference: its tables go to {rel(log)}")
             solution = run_grader(sol_bin, lab, "solution", RESULTS, args, sol_variants, log)
             runs.append(solution)
+            if log is not None and log.exists():  # the reference's full tables, without its progress lines
+                say(f"\n=== {lab}: the reference solution (also in {rel(log)}) " + "=" * 10)
+                for line in log.read_text(errors="replace").splitlines():
+                    if not re.match(r"(checking|timing) \[|preparing |\+ ", line):
+                        say(line)
         elif sol_err:
             say(f"build-error: the {lab} reference does not compile:\n{first_errors(sol_err)}")
             solution = placeholder(lab, "solution", [], "build-error", first_errors(sol_err, 6))
