@@ -41,6 +41,16 @@ Mismatch<T> compare(labkit::View<const T> got, labkit::View<const T> want, T poi
     return m;
 }
 
+// "first mismatch at (x=3, y=1): got 9, want 7; 12 of 35 wrong (2 never written)"
+template <class T>
+std::string describe(const Mismatch<T>& m, std::size_t pixels) {
+    std::string s = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
+                    std::to_string(m.got) + ", want " + std::to_string(m.want) + "; " + std::to_string(m.wrong) +
+                    " of " + std::to_string(pixels) + " wrong";
+    if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + " never written)";
+    return s;
+}
+
 // Where a write outside the image landed: the guard space of a pitched buffer that was filled
 // with `poison` before the run. `all` spans pitch x (height + 1) elements.
 struct GuardHit {

@@ -175,6 +175,7 @@ TEST_CASE("comparison finds the first mismatch, unwritten elements and guard wri
     CHECK(m.y == 1);
     CHECK(m.got == 9);
     CHECK(m.want == 1);
+    CHECK(grader::describe(m, 12) == "first mismatch at (x=2, y=1): got 9, want 1; 2 of 12 wrong (1 never written)");
 
     const std::size_t pitch = 6;  // 4 wide + 2 guard, 3 rows + a guard row
     std::vector<std::uint32_t> all(pitch * 4, 7);

@@ -26,10 +26,7 @@ std::string mismatch_detail(const Case& c, labkit::View<const u32> got, const st
                             const std::string& variant, std::string& diff_path) {
     const auto m = grader::compare<u32>(got, c.want.view(), kPoison);
     if (m.ok()) return "";
-    std::string detail = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) +
-                         "): got " + std::to_string(m.got) + ", want " + std::to_string(m.want) + "; " +
-                         std::to_string(m.wrong) + " of " + std::to_string(got.pixels()) + " wrong";
-    if (m.unwritten > 0) detail += " (" + std::to_string(m.unwritten) + " never written)";
+    const std::string detail = grader::describe(m, got.pixels());
     if (!diff_dir.empty()) {
         std::filesystem::create_directories(diff_dir);
         diff_path = diff_dir + "/" + safe_file_name(variant + "_" + c.name) + ".png";
@@ -41,10 +38,7 @@ std::string mismatch_detail(const Case& c, labkit::View<const u32> got, const st
 std::string transpose_mismatch_detail(const TransposeCase& c, labkit::View<const u32> got) {
     const auto m = grader::compare<u32>(got, c.want.view(), kPoison);
     if (m.ok()) return "";
-    return "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
-           std::to_string(m.got) + ", want " + std::to_string(m.want) + "; " + std::to_string(m.wrong) + " of " +
-           std::to_string(got.pixels()) + " wrong" +
-           (m.unwritten ? " (" + std::to_string(m.unwritten) + " never written)" : std::string());
+    return grader::describe(m, got.pixels());
 }
 
 namespace {
