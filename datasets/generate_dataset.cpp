@@ -1,39 +1,37 @@
 // generate_dataset --pattern P --width W --height H [--seed S] --output FILE.png
 // Writes one deterministic test image (see common/labkit/generators.hpp for the patterns).
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 
-#include "args.hpp"
 #include "labkit/generators.hpp"
 #include "labkit/image_io.hpp"
 
 int main(int argc, char** argv) {
+    std::string patterns;
+    for (const auto& p : labkit::kPatterns) patterns += std::string(patterns.empty() ? "" : ", ") + std::string(p.name);
+    CLI::App app{"Writes one deterministic 8-bit gray test image. The same pattern, size and seed give the\n"
+                 "same pixels on every machine. Patterns: " + patterns + ".",
+                 "generate_dataset"};
+    std::string pattern_name = "random", output;
+    long long width = 0, height = 0;
+    std::uint64_t seed = 1;
+    app.add_option("--pattern", pattern_name, "what to draw")->capture_default_str();
+    app.add_option("--width", width, "width in pixels")->required();
+    app.add_option("--height", height, "height in pixels")->required();
+    app.add_option("--seed", seed, "seed of the random patterns")->capture_default_str();
+    app.add_option("--output", output, "where to write it (PNG)")->required();
+    constexpr int kUsageExit = 2;
     try {
-        std::string patterns;
-        for (const auto& p : labkit::kPatterns) patterns += std::string(patterns.empty() ? "" : ", ") + std::string(p.name);
-        grader::Args args("generate_dataset --pattern P --width W --height H [--seed S] --output FILE.png",
-                          "Writes one deterministic 8-bit gray test image. The same pattern, size and seed give the\n"
-                          "same pixels on every machine. Patterns: " + patterns + ".");
-        args.option("pattern", "P", "what to draw", "random")
-            .option("width", "W", "width in pixels")
-            .option("height", "H", "height in pixels")
-            .option("seed", "S", "seed of the random patterns", "1")
-            .option("output", "FILE.png", "where to write it");
-        if (!args.parse(argc - 1, argv + 1)) return 0;
-        if (!args.has("width") || !args.has("height") || !args.has("output"))
-            throw grader::UsageError("--width, --height and --output are required (see --help)");
-        const auto pattern = labkit::parse_pattern(args.get("pattern"));
-        if (!pattern) throw grader::UsageError("unknown pattern '" + args.get("pattern") + "'; one of: " + patterns);
-        const long long w = grader::parse_int(args.get("width"), "--width");
-        const long long h = grader::parse_int(args.get("height"), "--height");
-        labkit::check_image_size(w, h, "requested image");
-        const auto image = labkit::generate(*pattern, static_cast<int>(w), static_cast<int>(h),
-                                            static_cast<std::uint64_t>(grader::parse_int(args.get("seed"), "--seed")));
-        labkit::save_png(args.get("output"), image.view());
+        app.parse(argc, argv);
+        const auto pattern = labkit::parse_pattern(pattern_name);
+        if (!pattern) throw CLI::ValidationError("--pattern", "unknown pattern '" + pattern_name + "'; one of: " + patterns);
+        labkit::check_image_size(width, height, "requested image");
+        const auto image = labkit::generate(*pattern, static_cast<int>(width), static_cast<int>(height), seed);
+        labkit::save_png(output, image.view());
         return 0;
-    } catch (const grader::UsageError& e) {
-        std::fprintf(stderr, "generate_dataset: %s\n", e.what());
-        return 2;
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : kUsageExit;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "generate_dataset: error: %s\n", e.what());
         return 1;

@@ -1,95 +1,139 @@
 // Element-wise comparison of an output with the reference, and the diff image that shows where
-// they differ. Exact for integer labs; float labs pass a tolerance.
+// they differ. Exact for integer outputs; float outputs pass a tolerance (absolute plus
+// relative) and are also summarized by their largest error and their PSNR.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "exercise.hpp"
 #include "labkit/image.hpp"
 
 namespace grader {
 
 template <class T>
 struct Mismatch {
-    std::size_t wrong = 0;      // elements that differ from the reference
-    std::size_t unwritten = 0;  // of those, elements still holding the poison value
+    std::size_t wrong = 0;      // elements outside the tolerance
+    std::size_t unwritten = 0;  // of those, elements still holding the poison (bitwise)
     int x = -1, y = -1;         // the first one in row-major order
     T got{}, want{};
+    double max_error = 0;  // largest |got - want| (infinite for a NaN)
+    double mse = 0;        // mean squared error over all elements (for the PSNR)
     bool ok() const { return wrong == 0; }
 };
 
 template <class T>
-Mismatch<T> compare(labkit::View<const T> got, labkit::View<const T> want, T poison, double tolerance = 0) {
+bool is_poison(T value) {
+    unsigned char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    for (unsigned char b : bytes)
+        if (b != poison_byte<T>()) return false;
+    return true;
+}
+
+template <class T>
+bool within_tolerance(T got, T want, Comparison c) {
+    if (c.is_exact()) return got == want;
+    const double g = static_cast<double>(got), w = static_cast<double>(want);
+    return std::abs(g - w) <= c.abs + c.rel * std::abs(w);  // false for a NaN
+}
+
+template <class T>
+Mismatch<T> compare(labkit::View<const T> got, labkit::View<const T> want, Comparison c) {
     Mismatch<T> m;
+    double squares = 0;
     for (int y = 0; y < want.height; ++y) {
         for (int x = 0; x < want.width; ++x) {
             const T g = got(x, y), w = want(x, y);
-            const bool equal = tolerance == 0 ? g == w
-                                              : std::abs(static_cast<double>(g) - static_cast<double>(w)) <= tolerance;
-            if (equal) continue;
+            if (!c.is_exact()) {
+                const double e = std::abs(static_cast<double>(g) - static_cast<double>(w));
+                const double err = std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+                m.max_error = std::max(m.max_error, err);
+                squares += err * err;
+            }
+            if (within_tolerance(g, w, c)) continue;
             if (m.wrong++ == 0) {
                 m.x = x;
                 m.y = y;
                 m.got = g;
                 m.want = w;
             }
-            if (g == poison) ++m.unwritten;
+            if (is_poison(g)) ++m.unwritten;
         }
     }
+    if (want.pixels() > 0) m.mse = squares / static_cast<double>(want.pixels());
     return m;
 }
 
-// "first mismatch at (x=3, y=1): got 9, want 7; 12 of 35 wrong (2 never written)"
+// PSNR in dB against a peak value (255 for 8-bit images); infinite when identical.
+double psnr_db(double mse, double peak);
+std::string format_value(double v);  // integers without decimals, others with enough digits
+
+// "first mismatch at (x=3, y=1): got 9, want 7; 12 of 35 wrong (2 never written)", and for a
+// tolerance "; max error 0.5, PSNR 48.1 dB (tolerance 0.01 + 1e-05·|want|)".
 template <class T>
-std::string describe(const Mismatch<T>& m, std::size_t pixels) {
-    std::string s = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
-                    std::to_string(m.got) + ", want " + std::to_string(m.want) + "; " + std::to_string(m.wrong) +
-                    " of " + std::to_string(pixels) + " wrong";
-    if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + " never written)";
+std::string describe(const Mismatch<T>& m, std::size_t pixels, Comparison c) {
+    std::string s;
+    if (!m.ok()) {
+        s = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
+            (is_poison(m.got) ? std::string("never written") : format_value(static_cast<double>(m.got))) +
+            ", want " + format_value(static_cast<double>(m.want)) + "; " + std::to_string(m.wrong) + " of " +
+            std::to_string(pixels) + " wrong";
+        if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + " never written)";
+    }
+    if (!c.is_exact()) {
+        constexpr double kPeak = 255;  // float labs work on 8-bit image values
+        s += std::string(s.empty() ? "" : "; ") + "max error " + format_value(m.max_error) + ", PSNR " +
+             format_value(psnr_db(m.mse, kPeak)) + " dB (tolerance " + format_value(c.abs) + " + " +
+             format_value(c.rel) + "·|want|)";
+    }
     return s;
 }
 
-// Where a write outside the image landed: the guard space of a pitched buffer that was filled
-// with `poison` before the run. `all` spans pitch x (height + 1) elements.
-struct GuardHit {
-    bool hit = false;
-    int x = -1, y = -1;  // x >= width (row padding) or y == height (the guard row)
-};
-
-template <class T>
-GuardHit find_guard_write(const std::vector<T>& all, int width, int height, std::size_t pitch, T poison) {
-    for (int y = 0; y <= height; ++y)
-        for (std::size_t x = (y == height ? 0 : static_cast<std::size_t>(width)); x < pitch; ++x)
-            if (all[static_cast<std::size_t>(y) * pitch + x] != poison) return {true, static_cast<int>(x), y};
-    return {};
-}
-
-// RGB diff image: matching pixels are the input, dimmed to gray; wrong pixels red, pixels never
-// written yellow. Throws labkit::ImageError if the file cannot be written.
-template <class T>
-void write_diff_png(const std::string& path, labkit::View<const std::uint8_t> input, labkit::View<const T> got,
-                    labkit::View<const T> want, T poison);
-
+// RGB diff image: the background (a gray picture of the case, the output's size) dimmed where
+// the output is within the tolerance; red where it is not, yellow where it was never written.
 void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int width, int height);
 
 template <class T>
-void write_diff_png(const std::string& path, labkit::View<const std::uint8_t> input, labkit::View<const T> got,
-                    labkit::View<const T> want, T poison) {
+void write_diff_png(const std::string& path, labkit::View<const std::uint8_t> background, labkit::View<const T> got,
+                    labkit::View<const T> want, Comparison c) {
     constexpr int kDim = 3;  // matching pixels at a third of their brightness, so errors stand out
     std::vector<std::uint8_t> rgb(static_cast<std::size_t>(want.width) * want.height * 3);
     for (int y = 0; y < want.height; ++y)
         for (int x = 0; x < want.width; ++x) {
             std::uint8_t* p = &rgb[(static_cast<std::size_t>(y) * want.width + x) * 3];
-            const bool same = got(x, y) == want(x, y);
-            const bool unwritten = !same && got(x, y) == poison;
-            const std::uint8_t g = static_cast<std::uint8_t>(input(x, y) / kDim);
+            const bool same = within_tolerance(got(x, y), want(x, y), c);
+            const bool unwritten = !same && is_poison(got(x, y));
+            const std::uint8_t g = static_cast<std::uint8_t>(background(x, y) / kDim);
             p[0] = same ? g : 255;
             p[1] = same ? g : (unwritten ? 255 : 0);
             p[2] = same ? g : 0;
         }
     save_rgb(path, rgb, want.width, want.height);
+}
+
+// A gray picture of any image: values scaled linearly from [min, max] to [0, 255].
+template <class T>
+labkit::GrayImage normalized_gray(labkit::View<const T> image) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (int y = 0; y < image.height; ++y)
+        for (int x = 0; x < image.width; ++x) {
+            const double v = static_cast<double>(image(x, y));
+            if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+        }
+    constexpr double kMaxGray = 255;
+    const double scale = hi > lo ? kMaxGray / (hi - lo) : 0;
+    labkit::GrayImage out(image.width, image.height);
+    for (int y = 0; y < image.height; ++y)
+        for (int x = 0; x < image.width; ++x) {
+            const double v = static_cast<double>(image(x, y));
+            out(x, y) = std::isfinite(v) ? static_cast<std::uint8_t>((v - lo) * scale + 0.5) : 0;
+        }
+    return out;
 }
 
 }  // namespace grader

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Tests of the grader itself, through the lab binaries a student or instructor runs.
+"""Tests of the grader itself, through a lab's grader and a runner, as students and instructors
+run them (GRADER is the lab's grader program, RUNNER the runner built from the files under test).
 
-  grader_selftest.py solution BIN   the reference passes every case (GPU rows: skipped without a device)
-  grader_selftest.py solution-gpu BIN   the same, and every GPU row must really pass (exit 77 without a GPU)
-  grader_selftest.py starter BIN    every student variant is TODO, nothing crashes, exit status 0
-  grader_selftest.py broken BIN GLOB EXPECT STATUSES [cpu]
+  grader_selftest.py solution GRADER RUNNER      the reference passes every case (GPU rows: skipped without a device)
+  grader_selftest.py solution-gpu GRADER RUNNER  the same, and every GPU row must really pass (exit 77 without a GPU)
+  grader_selftest.py starter GRADER RUNNER       every student variant is TODO, nothing crashes, exit status 0
+  grader_selftest.py broken GRADER RUNNER GLOB EXPECT STATUSES [cpu]
       a deliberately broken student file is caught: EXPECT=all, every variant matching GLOB ends
       in one of STATUSES (comma-separated: fail, timeout, crash, error); any, at least one does.
       GPU cases exit 77 without a device; a trailing "cpu" marks a CPU case, which always runs.
+  grader_selftest.py cheat GRADER RUNNER GLOB
+      a cheating student file (it looks for the answers in its own memory, writes fake lines
+      into every descriptor it inherited, or rewrites the report when it exits) must not pass:
+      every variant matching GLOB ends in a non-passing verdict, in the report the grader wrote.
 """
 import json
 import subprocess
@@ -18,9 +23,9 @@ SKIP = 77  # Meson's "skipped"
 QUICK = ["--quick", "--no-perf", "--seed", "12345", "--timeout", "30"]
 
 
-def grade(binary, extra, workdir):
+def grade(grader, runner, extra, workdir):
     out = f"{workdir}/result.json"
-    cmd = [binary, "grade", *QUICK, "--json", out, "--diff-dir", f"{workdir}/diff", *extra]
+    cmd = [grader, "grade", "--runner", runner, *QUICK, "--json", out, "--diff-dir", f"{workdir}/diff", *extra]
     print("$", " ".join(cmd), flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
     print(proc.stdout)
@@ -34,15 +39,18 @@ def fail(msg):
 
 
 def main():
-    mode, binary = sys.argv[1], sys.argv[2]
+    mode, grader, runner = sys.argv[1:4]
+    args = sys.argv[4:]
     with tempfile.TemporaryDirectory() as tmp:
         if mode in ("solution", "solution-gpu"):
-            code, res = grade(binary, [], tmp)
+            code, res = grade(grader, runner, [], tmp)
             has_gpu = res["environment"]["gpu"] is not None
             if mode == "solution-gpu" and not has_gpu:
                 print("skipped: no CUDA device")
                 sys.exit(SKIP)
             bad = [v for v in res["variants"] if v["status"] not in ("pass", "skipped")]
+            if not any(v["reference"] for v in res["variants"]):
+                fail("no reference row in the report")
             if bad or code != 0:
                 fail(f"exit {code}; not passing: {[(v['name'], v['status'], v['detail']) for v in bad]}")
             skipped = [v["name"] for v in res["variants"] if v["status"] == "skipped"]
@@ -51,19 +59,20 @@ def main():
             if not any(v["status"] == "pass" and v["kind"] == "cpu" for v in res["variants"]):
                 fail("no CPU variant passed")
         elif mode == "starter":
-            code, res = grade(binary, [], tmp)
+            code, res = grade(grader, runner, [], tmp)
             for v in res["variants"]:
-                want = "pass" if v["name"] == "cpu-sequential" else "todo"
+                want = "pass" if v["reference"] else "todo"
                 if v["status"] not in (want, "skipped"):
                     fail(f"{v['name']}: {v['status']} ({v['detail']}), want {want}")
             if code != 0:
                 fail(f"exit {code}: TODO rows must not fail the run")
         elif mode == "broken":
-            glob, expect, statuses = sys.argv[3], sys.argv[4], sys.argv[5].split(",")
-            cpu = sys.argv[6:] == ["cpu"]
+            glob, expect, statuses = args[0], args[1], args[2].split(",")
+            cpu = args[3:] == ["cpu"]
+            # Sizes that cross every section size; a few thousand blocks for the chained scans.
             sizes = "255x257,1000x1000" if cpu else "1000x1000,1024x768,4097x2049,255x257"
             # A hang must be noticed quickly; the honest variants of these sizes take milliseconds.
-            code, res = grade(binary, ["--variants", glob, "--sizes", sizes, "--timeout", "5"], tmp)
+            code, res = grade(grader, runner, ["--variants", glob, "--sizes", sizes, "--timeout", "5"], tmp)
             if not cpu and res["environment"]["gpu"] is None:
                 print("skipped: no CUDA device")
                 sys.exit(SKIP)
@@ -75,6 +84,17 @@ def main():
                 fail(f"the broken kernel was not caught ({len(caught)} of {len(res['variants'])} variants)")
             if code != 1:
                 fail(f"exit {code}, want 1")
+        elif mode == "cheat":
+            code, res = grade(grader, runner, ["--variants", args[0], "--timeout", "20"], tmp)
+            chosen = [v for v in res["variants"] if not v["reference"]]
+            if not chosen:
+                fail("no variant was graded")
+            passed = [v["name"] for v in chosen if v["status"] == "pass"]
+            print("verdicts:", [(v["name"], v["status"], v["detail"]) for v in chosen])
+            if passed:
+                fail(f"the cheat passed: {passed}")
+            if "environment" not in res or code != 1:
+                fail(f"exit {code}, want 1, with the grader's own report")
         else:
             fail(f"unknown mode {mode}")
     print("ok")

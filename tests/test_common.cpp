@@ -1,18 +1,20 @@
-// The shared kit code: image files (good and bad), generators, tables, JSON, arguments, and the
-// process isolation the grader relies on to survive broken submissions.
+// The shared kit code: image files (good and bad), generators, tables, the grader <-> runner
+// protocol, comparisons, and the process control the grader relies on to survive broken runners.
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-#include "args.hpp"
 #include "catch.hpp"
 #include "compare.hpp"
-#include "isolate.hpp"
-#include "json.hpp"
+#include "cases.hpp"
+#include "process.hpp"
+#include "protocol.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
 #include "labkit/image_io.hpp"
@@ -123,33 +125,44 @@ TEST_CASE("tables render for terminal, Markdown and CSV", "[common][table]") {
     CHECK(t.csv().find("\"a, \"\"quoted\"\" cell\"") != std::string::npos);
 }
 
-TEST_CASE("JSON escapes strings and drops non-finite numbers", "[common][json]") {
-    auto o = grader::Json::object().set("s", "a\"b\\c\nd").set("nan", std::nan("")).set("n", 3);
-    const auto text = o.dump(0);
-    CHECK(text == "{\"s\":\"a\\\"b\\\\c\\nd\",\"nan\":null,\"n\":3}");
-}
-
-TEST_CASE("arguments: sizes, lists, wildcards, errors", "[common][args]") {
-    CHECK(grader::parse_size("1024x768") == std::pair{1024, 768});
-    CHECK(grader::parse_size("512") == std::pair{512, 512});
-    CHECK_THROWS_AS(grader::parse_size("0x5"), grader::UsageError);
-    CHECK_THROWS_AS(grader::parse_size("axb"), grader::UsageError);
-    CHECK(grader::split_list("a,,b") == std::vector<std::string>{"a", "b"});
+TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][protocol]") {
+    CHECK(grader::parse_sizes("1024x768,512") == std::vector<grader::Size>{{1024, 768}, {512, 512}});
+    CHECK(grader::parse_sizes("quick") == grader::quick_sizes());
+    CHECK(grader::default_sizes().size() == grader::kQuickSizes.size() + grader::kLargeSizes.size());
+    CHECK_THROWS_AS(grader::parse_sizes("0x5"), std::invalid_argument);
+    CHECK_THROWS_AS(grader::parse_sizes("axb"), std::invalid_argument);
+    CHECK_THROWS_AS(grader::parse_sizes("12x"), std::invalid_argument);
     CHECK(grader::split_tabs("a\t\tb") == std::vector<std::string>{"a", "", "b"});
-    CHECK(grader::glob_match("gpu-02*", "gpu-02-kogge-stone-s256-b8"));
-    CHECK_FALSE(grader::glob_match("gpu-02*", "gpu-03-brent-kung-s256-b8"));
 
-    grader::Args args("t", "test");
-    args.option("runs", "N", "runs").option("quick", "", "quick");
-    char a0[] = "--runs", a1[] = "7", a2[] = "--quick";
-    char* argv[] = {a0, a1, a2};
-    REQUIRE(args.parse(3, argv));
-    CHECK(args.get("runs") == "7");
-    CHECK(args.has("quick"));
-    char b0[] = "--bogus";
-    char* bad[] = {b0};
-    grader::Args args2("t", "test");
-    CHECK_THROWS_AS(args2.parse(1, bad), grader::UsageError);
+    const auto dir = std::filesystem::temp_directory_path() / ("labkit-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    labkit::HostImage<std::uint32_t> image(5, 3);
+    for (std::size_t i = 0; i < image.pixels(); ++i) image.data()[i] = static_cast<std::uint32_t>(i * 7919);
+    grader::write_raw<std::uint32_t>(dir / "a.raw", image.view());
+    const auto back = grader::read_raw<std::uint32_t>(dir / "a.raw");
+    CHECK(back.width() == 5);
+    CHECK(back.height() == 3);
+    CHECK(std::equal(back.data(), back.data() + back.pixels(), image.data()));
+    CHECK_THROWS_WITH(grader::read_raw<std::uint8_t>(dir / "a.raw"), contains_text("elements of 4 bytes"));
+    std::filesystem::resize_file(dir / "a.raw", 40);  // a short answer
+    CHECK_THROWS_WITH(grader::read_raw<std::uint32_t>(dir / "a.raw"), contains_text("malformed answer"));
+    CHECK_THROWS_WITH(grader::read_raw<std::uint32_t>(dir / "missing.raw"), contains_text("no answer file"));
+
+    grader::write_manifest(dir / "m.tsv", {{"in-0.raw", "-"}, {"in-1.raw", "k=3"}});
+    const auto m = grader::read_manifest(dir / "m.tsv");
+    REQUIRE(m.size() == 2);
+    CHECK(m[1].input == "in-1.raw");
+    CHECK(m[1].params == "k=3");
+    std::filesystem::remove_all(dir);
+
+    const grader::PerfLine p{1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, {0.25, 0.5}};
+    const auto q = grader::decode_perf(grader::encode(p));
+    CHECK(q.width == 1024);
+    CHECK(q.runs == 9);
+    CHECK(q.e2e_ms == 3.5);
+    CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
+    CHECK_THROWS_AS(grader::decode_perf("1\t2"), std::invalid_argument);
+    CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th"), std::invalid_argument);
 }
 
 TEST_CASE("statistics: median, spread", "[common][timing]") {
@@ -164,56 +177,73 @@ TEST_CASE("statistics: median, spread", "[common][timing]") {
     CHECK_FALSE(fixed.more(3, 0));
 }
 
-TEST_CASE("comparison finds the first mismatch, unwritten elements and guard writes", "[common][compare]") {
+TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly or within a tolerance", "[common][compare]") {
     labkit::HostImage<std::uint32_t> want(4, 3, 1), got(4, 3, 1);
     got(2, 1) = 9;
-    got(3, 2) = 0xDEAD;
-    const auto m = grader::compare<std::uint32_t>(got.view(), want.view(), 0xDEAD);
+    got(3, 2) = 0xA5A5A5A5u;  // the poison of a uint32 output
+    const auto m = grader::compare<std::uint32_t>(got.view(), want.view(), grader::exact());
     CHECK(m.wrong == 2);
     CHECK(m.unwritten == 1);
     CHECK(m.x == 2);
     CHECK(m.y == 1);
     CHECK(m.got == 9);
     CHECK(m.want == 1);
-    CHECK(grader::describe(m, 12) == "first mismatch at (x=2, y=1): got 9, want 1; 2 of 12 wrong (1 never written)");
+    CHECK(grader::describe(m, 12, grader::exact()) ==
+          "first mismatch at (x=2, y=1): got 9, want 1; 2 of 12 wrong (1 never written)");
 
-    const std::size_t pitch = 6;  // 4 wide + 2 guard, 3 rows + a guard row
-    std::vector<std::uint32_t> all(pitch * 4, 7);
-    CHECK_FALSE(grader::find_guard_write<std::uint32_t>(all, 4, 3, pitch, 7).hit);
-    all[1 * pitch + 5] = 0;
-    const auto hit = grader::find_guard_write<std::uint32_t>(all, 4, 3, pitch, 7);
-    CHECK(hit.hit);
-    CHECK(hit.x == 5);
-    CHECK(hit.y == 1);
+    // Floats: a tolerance, the largest error and the PSNR; the poison (0xFF bytes) is a NaN
+    // and never within any tolerance.
+    labkit::HostImage<float> fwant(3, 1, 100.0f), fgot(3, 1, 100.0f);
+    fgot(0, 0) = 100.004f;
+    std::memset(&fgot(2, 0), 0xFF, sizeof(float));
+    CHECK(std::isnan(fgot(2, 0)));
+    const auto tol = grader::within(0.01, 1e-5);
+    const auto f = grader::compare<float>(fgot.view(), fwant.view(), tol);
+    CHECK(f.wrong == 1);
+    CHECK(f.unwritten == 1);
+    CHECK(f.x == 2);
+    CHECK(std::isinf(f.max_error));
+    const auto text = grader::describe(f, 3, tol);
+    CHECK(text.find("got never written") != std::string::npos);
+    CHECK(text.find("PSNR") != std::string::npos);
+    fgot(2, 0) = 100.0f;
+    const auto ok = grader::compare<float>(fgot.view(), fwant.view(), tol);
+    CHECK(ok.ok());
+    CHECK(ok.max_error == approx(0.004).margin(1e-5));
+    CHECK(grader::psnr_db(0, 255) == std::numeric_limits<double>::infinity());
 }
 
-TEST_CASE("an isolated child reports lines, exceptions, crashes and hangs", "[common][isolate]") {
-    SECTION("lines arrive in order") {
-        const auto out = grader::run_isolated([](grader::Reporter& r) {
-            r.send("a", "1");
-            r.send("b", "two\tfields");
-        }, 10);
+TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict", "[common][process]") {
+    auto sh = [](const std::string& script, double timeout) {
+        return grader::spawn({"/bin/sh", "-c", script}, {timeout, ""});
+    };
+    SECTION("lines arrive in order on the report pipe, not on stdout") {
+        const auto out = sh("echo noise; printf 'a\\t1\\nb\\ttwo\\tfields\\n' >&3", 10);
         CHECK(out.end == grader::ChildOutcome::End::exited);
         CHECK(out.exit_code == 0);
         CHECK(out.last("a") == "1");
         CHECK(out.last("b") == "two\tfields");
+        CHECK(out.lines.size() == 2);
     }
-    SECTION("an exception becomes a line") {
-        const auto out = grader::run_isolated([](grader::Reporter&) { throw std::runtime_error("boom"); }, 10);
-        CHECK(out.last("exception") == "boom");
-        CHECK(out.exit_code != 0);
+    SECTION("an exit status is kept") {
+        CHECK(sh("exit 3", 10).exit_code == 3);
     }
     SECTION("a crash is a verdict, not the end of the grader") {
-        const auto out = grader::run_isolated([](grader::Reporter&) { ::raise(SIGSEGV); }, 10);
+        const auto out = sh("kill -SEGV $$", 10);
         CHECK(out.end == grader::ChildOutcome::End::crashed);
         CHECK(out.describe().find("SIGSEGV") != std::string::npos);
     }
     SECTION("a silent child is killed after the timeout") {
-        const auto out = grader::run_isolated([](grader::Reporter& r) {
-            r.send("begin", "forever");
-            for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-        }, 1);
+        const auto out = sh("printf 'begin\\tforever\\n' >&3; sleep 30", 1);
         CHECK(out.end == grader::ChildOutcome::End::timed_out);
         CHECK(out.last("begin") == "forever");
+    }
+    SECTION("a child that closes the pipe and lingers is killed too") {
+        const auto out = sh("exec 3>&-; sleep 30", 1);
+        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+    }
+    SECTION("a program that does not exist") {
+        const auto out = grader::spawn({"/nonexistent/runner"}, {10, ""});
+        CHECK(out.end == grader::ChildOutcome::End::not_started);
     }
 }

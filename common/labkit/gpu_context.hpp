@@ -33,9 +33,16 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+class ImagePool;   // intermediate images of a pipeline (labkit/image_pool.hpp, CUDA builds)
+class StageClock;  // events between the named stages of a pipeline (labkit/image_pool.hpp)
+
 struct GpuContext {
     Stream stream = nullptr;
     Workspace* workspace = nullptr;
+    // Set by the grading harness for the lab's pipeline composition; student launchers
+    // need neither. Images from the pool are poisoned and guard-checked like the output.
+    ImagePool* images = nullptr;
+    StageClock* stages = nullptr;
 };
 
 }  // namespace labkit

@@ -14,6 +14,7 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/image_io.hpp"
 
@@ -23,15 +24,14 @@
 namespace integral_image {
 namespace {
 
+using labkit::ceil_div, labkit::kMaxGridY;
+
 // Few rows means few threads: small blocks spread them over more SMs (8192 rows = 128 blocks).
 [[maybe_unused]] constexpr int kScanThreads = 64;
 // Transpose block: one warp wide (a coalesced 128-byte row of loads) and kTransposeRows tall.
 [[maybe_unused]] constexpr int kTransposeRows = 8;
-constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y
 static_assert(labkit::kMaxImageSide / kTransposeRows <= kMaxGridY,
               "one block row per kTransposeRows image rows must fit in gridDim.y for the tallest image");
-
-[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Thread y scans row y on its own: exactly the CPU loop, with uint32 wrap-around sums.
 template <class In>

@@ -19,6 +19,7 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/errors.hpp"
 
 // [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
@@ -27,17 +28,14 @@
 namespace integral_image {
 namespace {
 
-[[maybe_unused]] constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y: taller images loop over rows
-constexpr int kWarpSize = 32;  // lanes in a warp (warpSize is not a compile-time constant)
-[[maybe_unused]] constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in the shuffle
+using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask, labkit::kMaxGridY;
+
 // scan_block_sums gives each row of sums to one warp; 8 warps (256 threads) per block keep
 // enough warps resident to hide the latency of the few loads each one makes.
 [[maybe_unused]] constexpr int kSumsRowsPerBlock = 8;
 // add_block_sums: threads per block; a block loops over its section, so any section size works.
 constexpr int kAddThreads = 256;
 static_assert(kAddThreads % kWarpSize == 0, "whole warps only");
-
-[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Kernel 1: block (b, y) scans section b of row y (blockDim.x = S elements, one per thread)
 // and writes the section total to sums(b, y). Rows are looped over because gridDim.y <= 65535.

@@ -15,6 +15,7 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/image_io.hpp"
 
@@ -24,10 +25,9 @@
 namespace integral_image {
 namespace {
 
-constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y
-static_assert(labkit::kMaxImageSide / kTileDim <= kMaxGridY, "one block row per tile row of the tallest image");
+using labkit::ceil_div, labkit::kMaxGridY;
 
-[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
+static_assert(labkit::kMaxImageSide / kTileDim <= kMaxGridY, "one block row per tile row of the tallest image");
 
 // blockDim = (kTileDim, kBlockRows). Tile (tile_x, tile_y) covers input columns
 // [tile_x * kTileDim, +kTileDim) and rows [tile_y * kTileDim, +kTileDim).

@@ -19,6 +19,7 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/errors.hpp"
 
 // [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
@@ -27,7 +28,8 @@
 namespace integral_image {
 namespace {
 
-[[maybe_unused]] constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y: taller images loop over rows
+using labkit::ceil_div, labkit::kMaxGridY;
+
 constexpr int kLogNumBanks = 5;                    // shared memory has 2^5 = 32 four-byte banks
 [[maybe_unused]] constexpr int kElemsPerThread = 2;
 
@@ -35,8 +37,6 @@ constexpr int kLogNumBanks = 5;                    // shared memory has 2^5 = 32
 // stride apart (the tree's access pattern) land in different banks more often.
 __host__ __device__ constexpr int conflict_free(int i) { return i + (i >> kLogNumBanks); }
 static_assert(conflict_free(31) == 31 && conflict_free(32) == 33, "one padding word per bank row");
-
-[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Block (b, y) scans section b of row y: n = 2 * blockDim.x elements, thread t owns elements t
 // and t + blockDim.x (half a section apart, so each of the two loads is coalesced).

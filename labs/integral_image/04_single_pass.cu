@@ -28,6 +28,7 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/errors.hpp"
 
 // [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
@@ -36,8 +37,8 @@
 namespace integral_image {
 namespace {
 
-constexpr int kWarpSize = 32;                // lanes in a warp (warpSize is not a compile-time constant)
-constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in the shuffle
+using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask;
+
 // Coarsening: each thread scans kItems consecutive elements in registers. Four uint32 values are
 // one 16-byte access (the widest a thread can issue); four uint8 values make a warp's load one
 // full 128-byte line. More items would leave a 256-element section with too few threads to
@@ -61,8 +62,6 @@ struct Packet<std::uint32_t> {
 using OutPacket = uint4;
 static_assert(kItems == 4, "the packet types hold four elements: x, y, z, w");
 static_assert(sizeof(OutPacket) == kItems * sizeof(std::uint32_t), "one output packet per thread");
-
-[[maybe_unused]] int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // A view can use packets when its base and its row pitch keep every packet aligned (the kit's
 // images are 128-byte aligned; a view of arbitrary memory falls back to scalar accesses).

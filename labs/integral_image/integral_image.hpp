@@ -7,12 +7,11 @@
 //
 // The GPU pipeline is  scan rows -> transpose -> scan rows -> transpose back.
 // Students write the building blocks below (in the numbered files of labs/integral_image/);
-// the kit composes them into the variants of variants.cpp and times every pass.
+// the kit (kit/) composes them into the variants of kit/tables.cpp, and the grader checks them
+// against its own reference and times every pass.
 #pragma once
 
 #include <cstdint>
-#include <span>
-#include <string_view>
 
 #include "labkit/gpu_context.hpp"
 #include "labkit/image.hpp"
@@ -26,8 +25,8 @@ using Input = View<const std::uint8_t>;
 using Output = View<std::uint32_t>;
 
 // ---- CPU ---------------------------------------------------------------------------------------
-// Provided baseline (cpu_sequential.cpp, not student-editable).
-void cpu_sequential(Input in, Output out);
+// The baseline, cpu-sequential, is the grader's reference: it lives in kit/reference.cpp and is
+// not linked with your code, so your code cannot call it.
 // Student: rows in parallel, then columns cache-friendly (cpu_openmp.cpp). threads >= 1.
 void cpu_openmp(Input in, Output out, int threads);
 
@@ -71,33 +70,5 @@ void scan_rows_brent_kung(View<const In> in, Output out, const Tuning& tuning, G
 // 04_single_pass.cu
 template <class In>
 void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
-
-// ---- The variant tables (variants.cpp) -----------------------------------------------------------
-enum class Kind { cpu_sequential, cpu_openmp, gpu_pipeline };
-
-struct Pipeline {
-    RowScanFn<std::uint8_t> scan_first;   // pass 1: uint8 rows -> uint32 row sums
-    RowScanFn<std::uint32_t> scan_second;  // pass 3: uint32 rows of the transposed image
-    TransposeFn transpose;                 // passes 2 and 4
-    Tuning tuning;
-};
-
-struct Variant {
-    std::string_view name;     // includes its configuration, e.g. "gpu-02-kogge-stone-s512-b8"
-    std::string_view summary;  // one line for tables and --list
-    Kind kind;
-    Pipeline pipeline;  // gpu_pipeline only
-};
-
-struct TransposeVariant {
-    std::string_view name;
-    std::string_view summary;
-    TransposeFn transpose;
-    Tuning tuning;
-};
-
-std::span<const Variant> variants();                     // teaching order
-std::span<const TransposeVariant> transpose_variants();  // the transpose exercise
-std::span<const std::string_view> student_files();       // what a submission hands in
 
 }  // namespace integral_image

@@ -14,20 +14,20 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/image_io.hpp"
 
 namespace integral_image {
 namespace {
 
+using labkit::ceil_div, labkit::kMaxGridY;
+
 // Few rows means few threads: small blocks spread them over more SMs (8192 rows = 128 blocks).
 constexpr int kScanThreads = 64;
 // Transpose block: one warp wide (a coalesced 128-byte row of loads) and kTransposeRows tall.
 constexpr int kTransposeRows = 8;
-constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y
 static_assert(labkit::kMaxImageSide / kTransposeRows <= kMaxGridY,
               "one block row per kTransposeRows image rows must fit in gridDim.y for the tallest image");
-
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Thread y scans row y on its own: exactly the CPU loop, with uint32 wrap-around sums.
 template <class In>

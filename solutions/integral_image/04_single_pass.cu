@@ -31,12 +31,13 @@
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
 
 namespace integral_image {
 namespace {
 
-constexpr int kWarpSize = 32;                // lanes in a warp (warpSize is not a compile-time constant)
-constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in the shuffle
+using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask;
+
 // Coarsening: each thread scans kItems<In> consecutive elements in registers and moves them with
 // vector accesses. Four uint32 values are one 16-byte access (the widest a thread can issue).
 // For uint8 input, four values would be a 4-byte load: measured on an H200 at 8192^2, that left
@@ -78,8 +79,6 @@ __device__ void unpack(uint2 p, std::uint32_t (&v)[8]) {
     }
 }
 __device__ void unpack(uint4 p, std::uint32_t (&v)[4]) { v[0] = p.x, v[1] = p.y, v[2] = p.z, v[3] = p.w; }
-
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // A view can use packets when its base and its row pitch keep every packet aligned (the kit's
 // images are 128-byte aligned; a view of arbitrary memory falls back to scalar accesses).

@@ -1,0 +1,61 @@
+#include "labkit/image_pool.hpp"
+
+#include <cstring>
+
+namespace labkit {
+
+std::string guard_report(const void* data, std::size_t elem_size, int width, int height, std::size_t pitch,
+                         unsigned char byte, const std::string& what, cudaStream_t stream) {
+    // The whole allocation: pitch x (height + 1) elements, the guard row included.
+    const std::size_t row_bytes = pitch * elem_size;
+    std::vector<unsigned char> all(row_bytes * (static_cast<std::size_t>(height) + 1));
+    CUDA_CHECK(cudaMemcpyAsync(all.data(), data, all.size(), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int y = 0; y <= height; ++y) {
+        const std::size_t first = y == height ? 0 : static_cast<std::size_t>(width);
+        for (std::size_t x = first; x < pitch; ++x) {
+            const unsigned char* e = &all[y * row_bytes + x * elem_size];
+            for (std::size_t b = 0; b < elem_size; ++b) {
+                if (e[b] == byte) continue;
+                return what + " wrote outside its " + std::to_string(width) + "x" + std::to_string(height) +
+                       " buffer, at (x=" + std::to_string(x) + ", y=" + std::to_string(y) + ")" +
+                       (y == height ? " past the last row" : " in the row padding");
+            }
+        }
+    }
+    return "";
+}
+
+void ImagePool::poison_all(cudaStream_t stream) {
+    for (auto& [slot, entry] : entries_) entry->poison(poison_byte_, stream);
+}
+
+std::string ImagePool::guard_report_all(cudaStream_t stream) {
+    for (auto& [slot, entry] : entries_)
+        if (auto hit = entry->guard(poison_byte_, stream); !hit.empty()) return hit;
+    return "";
+}
+
+void StageClock::start(cudaStream_t stream) {
+    used_ = 0;
+    mark(stream);
+}
+
+void StageClock::mark(cudaStream_t stream) {
+    if (used_ == static_cast<int>(events_.size())) events_.push_back(std::make_unique<CudaEvent>());
+    events_[used_++]->record(stream);
+}
+
+void StageClock::finish(cudaStream_t stream) {
+    if (used_ == 1) mark(stream);
+}
+
+std::vector<double> StageClock::stage_ms() {
+    std::vector<double> ms;
+    for (int i = 1; i < used_; ++i) ms.push_back(elapsed_ms(*events_[i - 1], *events_[i]));
+    return ms;
+}
+
+double StageClock::total_ms() { return used_ > 1 ? elapsed_ms(*events_[0], *events_[used_ - 1]) : 0; }
+
+}  // namespace labkit

@@ -1,0 +1,28 @@
+// Timing of CPU code, written once for the runner's CPU variants and the grader's reference:
+// a warm-up call (page faults, the OpenMP thread pool), then the run policy's timed calls.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "labkit/timing.hpp"
+#include "protocol.hpp"
+
+namespace grader {
+
+inline PerfLine time_cpu_call(const std::function<void()>& call, int width, int height, int threads,
+                              const labkit::RunPolicy& policy) {
+    call();  // warm-up
+    std::vector<double> ms;
+    double total = 0;
+    while (policy.more(static_cast<int>(ms.size()), total)) {
+        labkit::CpuTimer timer;
+        call();
+        ms.push_back(timer.elapsed_ms());
+        total += ms.back();
+    }
+    const auto s = labkit::summarize(ms);
+    return {width, height, threads, s.median, s.min, s.max, s.runs, s.median, {}};
+}
+
+}  // namespace grader

@@ -1,0 +1,127 @@
+// The host side of every GPU variant, written once for every lab: device images for the input
+// and the output (pitched, with guard space), the pool of intermediate images, poisoning, the
+// guard check, and timing with an L2 flush and named stages. CUDA builds only.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "exercise.hpp"
+#include "labkit/device_buffer.hpp"
+#include "labkit/gpu_timing.hpp"
+#include "labkit/image_pool.hpp"
+#include "labkit/timing.hpp"
+#include "protocol.hpp"
+
+namespace grader {
+
+template <class C>
+class GpuHarness {
+public:
+    using In = typename C::In;
+    using Out = typename C::Out;
+    using Params = typename C::Params;
+
+    GpuHarness(int width, int height, std::pair<int, int> out_size)
+        : in_(width, height), out_(out_size.first, out_size.second), pool_(poison_byte<Out>()) {}
+
+    bool fits(int width, int height, std::pair<int, int> out_size) const {
+        return in_.width() == width && in_.height() == height && out_.width() == out_size.first &&
+               out_.height() == out_size.second;
+    }
+
+    // Poisons the input's guard space and every output, then copies the input in.
+    void load(labkit::View<const In> host) {
+        labkit::poison(in_, poison_byte<In>(), stream());
+        poison_outputs();
+        labkit::upload(host, in_, stream());
+        stream_.synchronize();
+    }
+    void poison_outputs() {
+        labkit::poison(out_, poison_byte<Out>(), stream());
+        pool_.poison_all(stream());
+    }
+
+    // One run of the variant, timed by the stage clock.
+    void run(const Variant<C>& v, const Params& params) {
+        labkit::GpuContext ctx{stream(), &workspace_, &pool_, &clock_};
+        clock_.start(stream());
+        v.gpu(in_.cview(), out_.view(), params, ctx);
+        clock_.finish(stream());
+    }
+
+    labkit::HostImage<Out> download() {
+        labkit::HostImage<Out> host(out_.width(), out_.height());
+        labkit::download(out_, host.view(), stream());
+        stream_.synchronize();
+        return host;
+    }
+
+    // "" when no write left an image; else which one, and where.
+    std::string guard_report() {
+        if (auto hit = labkit::guard_report(out_, poison_byte<Out>(), "the output", stream()); !hit.empty()) return hit;
+        return pool_.guard_report_all(stream());
+    }
+
+    // Kernels only (input on the device, cold L2), then end to end (copy in from pinned memory,
+    // kernels, copy out). Medians; stage times from the runs' own events.
+    PerfLine time(const Variant<C>& v, const Params& params, labkit::View<const In> host_input,
+                  const labkit::RunPolicy& policy) {
+        labkit::L2Flusher flusher;
+        load(host_input);
+        run(v, params);  // warm-up: module load, workspace and pool allocation
+        clock_.total_ms();
+
+        std::vector<double> total;
+        std::vector<std::vector<double>> stages;
+        double sum = 0;
+        while (policy.more(static_cast<int>(total.size()), sum)) {
+            flusher.flush(stream());
+            run(v, params);
+            total.push_back(clock_.total_ms());
+            const auto ms = clock_.stage_ms();
+            stages.resize(ms.size());
+            for (std::size_t i = 0; i < ms.size(); ++i) stages[i].push_back(ms[i]);
+            sum += total.back();
+        }
+
+        labkit::PinnedBuffer<In> pinned_in(host_input.pixels());
+        labkit::PinnedBuffer<Out> pinned_out(static_cast<std::size_t>(out_.width()) * out_.height());
+        for (int y = 0; y < host_input.height; ++y)
+            std::copy(host_input.row(y), host_input.row(y) + host_input.width, pinned_in.data() + std::size_t(y) * host_input.width);
+        const labkit::View<const In> in_view{pinned_in.data(), host_input.width, host_input.height,
+                                             static_cast<std::size_t>(host_input.width)};
+        const labkit::View<Out> out_view{pinned_out.data(), out_.width(), out_.height(), static_cast<std::size_t>(out_.width())};
+        std::vector<double> e2e;
+        labkit::CudaEvent start, stop;
+        sum = 0;
+        while (policy.more(static_cast<int>(e2e.size()), sum)) {
+            flusher.flush(stream());
+            start.record(stream());
+            labkit::upload(in_view, in_, stream());
+            run(v, params);
+            labkit::download(out_, out_view, stream());
+            stop.record(stream());
+            e2e.push_back(labkit::elapsed_ms(start, stop));
+            sum += e2e.back();
+        }
+
+        const auto s = labkit::summarize(total);
+        PerfLine line{host_input.width, host_input.height, 0, s.median, s.min, s.max, s.runs, labkit::summarize(e2e).median, {}};
+        if (stages.size() > 1)
+            for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);
+        return line;
+    }
+
+    cudaStream_t stream() const { return stream_.get(); }
+
+private:
+    labkit::DeviceImage<In> in_;
+    labkit::DeviceImage<Out> out_;
+    labkit::ImagePool pool_;
+    labkit::Workspace workspace_;
+    labkit::StageClock clock_;
+    labkit::CudaStream stream_;
+};
+
+}  // namespace grader

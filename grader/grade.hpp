@@ -1,0 +1,26 @@
+// `<lab> grade`: checks every selected variant on every case, times the ones that pass, and
+// writes the reports. Lab-independent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab_main.hpp"
+#include "results.hpp"
+
+namespace grader {
+
+struct GradeOptions {
+    std::string runner;
+    std::vector<std::string> variant_globs{"*"};
+    CaseSettings cases;
+    PerfSettings perf;
+    bool check = true, time = true;
+    double timeout_s = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
+    std::string diff_dir, label, json, csv, markdown;
+};
+
+// Returns the exit status: 0 when nothing failed, 1 otherwise.
+int grade(const LabDescription& lab, const Exercises& exercises, const GradeOptions& options);
+
+}  // namespace grader

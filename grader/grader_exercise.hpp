@@ -1,0 +1,214 @@
+// The grader's side of one exercise: it builds the cases and their expected outputs with the
+// lab's reference, writes the inputs for the runner, judges each answer, times the reference,
+// and runs `run`. Written once as a template over the lab's contract (grader/exercise.hpp);
+// the harness drives it through the lab-independent GraderExercise interface.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "compare.hpp"
+#include "cpu_timing.hpp"
+#include "exercise.hpp"
+#include "labkit/image_io.hpp"
+#include "protocol.hpp"
+#include "results.hpp"
+
+namespace grader {
+
+struct CaseSettings {
+    std::vector<Size> sizes;
+    std::uint64_t seed = 0;
+    std::string photos_dir;  // empty: no photos
+};
+
+struct PerfSettings {
+    std::vector<int> sizes;    // square sizes
+    std::vector<int> threads;  // OpenMP thread sweep
+    labkit::RunPolicy policy;
+    std::uint64_t seed = 0;
+};
+
+// A case's answer judged: pass or fail, with the first mismatch and a diff image.
+struct Judgement {
+    bool pass = false;
+    std::string detail;
+    std::string diff;
+};
+
+class GraderExercise {
+public:
+    virtual ~GraderExercise() = default;
+    virtual ExerciseInfo info() const = 0;
+    // Builds the cases and their expected outputs; writes inputs and a manifest into dir.
+    virtual void prepare(const CaseSettings& settings, const std::filesystem::path& dir) = 0;
+    virtual std::size_t cases() const = 0;
+    virtual const std::string& case_name(std::size_t i) const = 0;
+    virtual std::filesystem::path manifest() const = 0;
+    // Reads the runner's answer file for case i and compares it with the reference.
+    virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
+                            const std::string& variant) const = 0;
+    virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
+    // `run`: writes the input of one image (a photo) and its manifest into dir.
+    virtual void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) = 0;
+    // `run`: the picture (and raw values) of the answer, or of the reference when answer is empty;
+    // returns a line that says whether the answer matches the reference.
+    virtual std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
+                                     const std::string& raw_path) const = 0;
+};
+
+// Writes an image's values: .csv as text, anything else as little-endian binary, row-major,
+// no header (numpy.fromfile(path, dtype).reshape(height, width)).
+void write_values_file(const std::string& path, const void* data, std::size_t elem_size, int width, int height,
+                       const std::function<std::string(std::size_t)>& value_text);
+
+template <class C>
+class ExerciseOf final : public GraderExercise {
+public:
+    using In = typename C::In;
+    using Out = typename C::Out;
+    using Params = typename C::Params;
+
+    ExerciseInfo info() const override {
+        ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}};
+        for (const Stage& s : C::stages) i.stages.push_back({std::string(s.name), s.bytes_per_pixel});
+        return i;
+    }
+
+    void prepare(const CaseSettings& settings, const std::filesystem::path& dir) override {
+        cases_.clear();
+        std::filesystem::create_directories(dir);
+        for (const Size& size : settings.sizes)
+            for (const labkit::Pattern p : C::patterns)
+                add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
+                    C::make_input(p, size.first, size.second, settings.seed), Params{});
+        if constexpr (requires { C::lab_cases(settings.seed); })
+            for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
+        if (C::uses_photos && !settings.photos_dir.empty()) {
+            std::error_code ec;
+            std::vector<std::filesystem::path> photos;
+            for (const auto& f : std::filesystem::directory_iterator(settings.photos_dir, ec)) photos.push_back(f.path());
+            std::sort(photos.begin(), photos.end());
+            for (const auto& f : photos)
+                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), Params{});
+        }
+        write_inputs(dir);
+    }
+
+    std::size_t cases() const override { return cases_.size(); }
+    const std::string& case_name(std::size_t i) const override { return cases_.at(i).name; }
+    std::filesystem::path manifest() const override { return manifest_; }
+
+    Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
+                    const std::string& variant) const override {
+        const Case& c = cases_.at(i);
+        labkit::HostImage<Out> got;
+        try {
+            got = read_raw<Out>(answer);
+        } catch (const std::exception& e) {
+            return {false, e.what(), ""};
+        }
+        if (got.width() != c.want.width() || got.height() != c.want.height())
+            return {false,
+                    "the answer is " + size_name({got.width(), got.height()}) + ", want " +
+                        size_name({c.want.width(), c.want.height()}),
+                    ""};
+        const auto m = compare<Out>(got.view(), c.want.view(), C::comparison);
+        Judgement j{m.ok(), describe(m, got.pixels(), C::comparison), ""};
+        if (!m.ok() && !diff_dir.empty()) {
+            std::filesystem::create_directories(diff_dir);
+            j.diff = diff_dir + "/" + safe_file_name(variant + "_" + c.name) + ".png";
+            write_diff_png<Out>(j.diff, background(c).view(), got.view(), c.want.view(), C::comparison);
+        }
+        return j;
+    }
+
+    std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
+        std::vector<PerfLine> lines;
+        for (const int n : settings.sizes) {
+            const auto input = C::make_input(labkit::Pattern::random, n, n, settings.seed);
+            const Params params{};
+            const auto [w, h] = C::output_size(n, n, params);
+            labkit::HostImage<Out> out(w, h);
+            constexpr int kOneThread = 1;  // the sequential baseline
+            lines.push_back(time_cpu_call([&] { C::reference(input.view(), out.view(), params); }, n, n, kOneThread,
+                                          settings.policy));
+        }
+        return lines;
+    }
+
+    void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) override {
+        cases_.clear();
+        std::filesystem::create_directories(dir);
+        add("photo", C::from_photo(labkit::load_gray(image_path)), Params{});
+        write_inputs(dir);
+    }
+
+    std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
+                             const std::string& raw_path) const override {
+        const Case& c = cases_.at(0);
+        labkit::HostImage<Out> out = answer.empty() ? c.want : read_raw<Out>(answer);
+        std::string verdict = "the reference itself";
+        if (!answer.empty()) {
+            if (out.width() != c.want.width() || out.height() != c.want.height())
+                throw std::runtime_error("the answer is " + size_name({out.width(), out.height()}) + ", want " +
+                                         size_name({c.want.width(), c.want.height()}));
+            const auto m = compare<Out>(out.view(), c.want.view(), C::comparison);
+            verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), C::comparison);
+        }
+        labkit::save_png(output_png, C::picture(out.view()).view());
+        if (!raw_path.empty())
+            write_values_file(raw_path, out.data(), sizeof(Out), out.width(), out.height(),
+                              [&](std::size_t k) { return format_value(static_cast<double>(out.data()[k])); });
+        return verdict;
+    }
+
+private:
+    struct Case {
+        std::string name;
+        labkit::HostImage<In> input;
+        Params params;
+        labkit::HostImage<Out> want;
+    };
+
+    void add(std::string name, labkit::HostImage<In> input, Params params) {
+        const auto [w, h] = C::output_size(input.width(), input.height(), params);
+        labkit::HostImage<Out> want(w, h);
+        C::reference(input.view(), want.view(), params);
+        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want)});
+    }
+
+    void write_inputs(const std::filesystem::path& dir) {
+        std::vector<ManifestEntry> entries;
+        for (std::size_t i = 0; i < cases_.size(); ++i) {
+            const auto path = dir / ("input-" + std::to_string(i) + ".raw");
+            write_raw<In>(path, cases_[i].input.view());
+            entries.push_back({path.string(), C::params_text(cases_[i].params)});
+        }
+        manifest_ = dir / "manifest.tsv";
+        write_manifest(manifest_, entries);
+    }
+
+    // The diff image's background: the lab's picture of the case, else the expected output.
+    static labkit::GrayImage background(const Case& c) {
+        if constexpr (requires { C::diff_background(c.input.view(), c.want.view()); })
+            return C::diff_background(c.input.view(), c.want.view());
+        else
+            return normalized_gray<Out>(c.want.view());
+    }
+
+    static std::string safe_file_name(std::string s) {
+        for (char& ch : s)
+            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
+        return s;
+    }
+
+    std::vector<Case> cases_;
+    std::filesystem::path manifest_;
+};
+
+}  // namespace grader

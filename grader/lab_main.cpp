@@ -1,0 +1,218 @@
+#include "lab_main.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "grade.hpp"
+#include "labkit/errors.hpp"
+#include "session.hpp"
+
+#ifndef LABKIT_SOURCE_DIR
+#error "meson passes LABKIT_SOURCE_DIR: the kit's source folder (for datasets/photos)"
+#endif
+
+namespace grader {
+namespace {
+
+constexpr int kUsageExit = 2;
+constexpr double kDefaultTimeoutS = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
+
+std::vector<int> thread_sweep() {
+    const int cores = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<int> t;
+    for (int n = 1; n < cores; n *= 2) t.push_back(n);
+    t.push_back(cores);
+    return t;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto comma = std::min(s.find(',', start), s.size());
+        if (comma > start) out.push_back(s.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::vector<int> to_ints(const std::vector<std::string>& items, const std::string& what) {
+    std::vector<int> out;
+    for (const auto& i : items) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(i, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != i.size() || v < 1) throw CLI::ValidationError(what, "'" + i + "' is not a positive whole number");
+        out.push_back(v);
+    }
+    return out;
+}
+
+struct Commands {
+    const LabDescription& lab;
+    const Exercises& exercises;
+
+    int list(const std::string& runner, double timeout) const {
+        for (const auto& v : list_variants(runner, exercises, timeout))
+            std::printf("%s\t%s\t%s\t%s\n", v.name.c_str(), v.kind.c_str(), v.summary.c_str(), v.exercise.c_str());
+        return 0;
+    }
+
+    int list_files() const {
+        for (const auto& f : split_commas(lab.student_files)) std::printf("%s\n", f.c_str());
+        return 0;
+    }
+
+    int run(const std::string& runner, const std::string& variant, const std::string& input, const std::string& output,
+            const std::string& raw, int threads, double timeout) const {
+        const auto variants = list_variants(runner, exercises, timeout);
+        const auto it = std::find_if(variants.begin(), variants.end(), [&](const RunnerVariant& v) { return v.name == variant; });
+        if (it == variants.end()) throw CLI::ValidationError("VARIANT", "no variant '" + variant + "' (see `" + lab.name + " list`)");
+        if (it->kind == "gpu") {
+            const auto device = probe_device(false, timeout);
+            if (!device.available)
+                throw std::runtime_error(variant + " is a GPU variant and this machine cannot run it: " +
+                                         device.unavailable_reason);
+        }
+        GraderExercise& ex = find_exercise(exercises, it->exercise);
+        WorkDir work(0);
+        ex.prepare_photo(input, work.path() / "case");
+        std::filesystem::path answer;
+        if (!it->reference) {
+            const auto answers = work.path() / "answers";
+            std::filesystem::create_directories(answers);
+            const auto log = (work.path() / "runner.log").string();
+            const auto out = spawn({runner, "check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
+                                    answers.string(), "--threads", std::to_string(threads), "--report-fd",
+                                    std::to_string(kReportFd)},
+                                   {timeout, log});
+            if (const auto todo = out.last("todo"); !todo.empty()) throw labkit::NotImplemented(todo.substr(todo.find(':') + 2));
+            if (const auto error = out.last("error"); !error.empty()) throw std::runtime_error(error);
+            if (out.end != ChildOutcome::End::exited || out.exit_code != 0 || out.last("done").empty()) {
+                const auto tail = log_tail(log, 3);
+                throw std::runtime_error(variant + ": the runner " + out.describe() + (tail.empty() ? "" : ": " + tail));
+            }
+            answer = answers / answer_name(0);
+        }
+        const std::string verdict = ex.finish_photo(answer, output, raw);
+        std::printf("%s: %s -> %s (%s)\n", variant.c_str(), input.c_str(), output.c_str(), verdict.c_str());
+        if (!raw.empty()) std::printf("raw values -> %s\n", raw.c_str());
+        return 0;
+    }
+};
+
+}  // namespace
+
+int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercises) {
+    CLI::App app{"GPU Labkit grader for " + lab.title + ". It never runs student code itself: it drives a runner\n"
+                 "program built from the student's files (--runner) and decides every verdict.",
+                 lab.name};
+    app.require_subcommand(1);
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later option wins
+    const Commands commands{lab, exercises};
+    std::string runner = lab.default_runner;
+    double timeout = kDefaultTimeoutS;
+    auto add_runner = [&](CLI::App* cmd) {
+        cmd->add_option("--runner", runner, "the runner program to drive (default: the starter's, " + lab.default_runner + ")");
+    };
+
+    auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise");
+    add_runner(list);
+
+    auto* list_files = app.add_subcommand("list-files", "the files a student edits (what a submission hands in)");
+
+    GradeOptions g;
+    std::string sizes = "default", perf_sizes, globs = "*", threads;
+    std::string photos = std::string(LABKIT_SOURCE_DIR) + "/datasets/photos";
+    int runs = 0;
+    std::uint64_t seed = 0;
+    bool quick = false, no_perf = false, no_check = false;
+    g.diff_dir = "results/diff";
+    g.label = "student";
+    auto* grade_cmd = app.add_subcommand(
+        "grade",
+        "Checks every variant against the reference on awkward sizes and patterns, then times the variants\n"
+        "that pass. Each variant runs in its own runner process, so a hang, crash or CUDA error is a verdict\n"
+        "and grading goes on.");
+    add_runner(grade_cmd);
+    grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str();
+    grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,... or 'quick' or 'default'")->capture_default_str();
+    grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default 1024,2048,4096,8192; --quick 1024,2048)");
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)");
+    auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
+    grade_cmd->add_flag("--no-perf", no_perf, "check only");
+    grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; never for grading)");
+    grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")->capture_default_str();
+    grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
+    grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
+    grade_cmd->add_option("--diff-dir", g.diff_dir, "where diff images of failing cases go")->capture_default_str();
+    grade_cmd->add_option("--label", g.label, "what is graded, in titles and files (student, solution, ...)")->capture_default_str();
+    grade_cmd->add_option("--json", g.json, "write every result as JSON");
+    grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
+    grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
+    grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)");
+
+    std::string variant, input, output, raw;
+    int run_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    auto* run_cmd = app.add_subcommand(
+        "run",
+        "Runs one variant on one image (PNG, JPEG, PGM; colour becomes BT.601 gray) and writes a picture of\n"
+        "the result, saying whether it matches the reference. --raw also writes the values (.csv as text,\n"
+        "anything else as little-endian binary, row-major, no header).");
+    add_runner(run_cmd);
+    run_cmd->add_option("VARIANT", variant, "the variant to run (see `list`)")->required();
+    run_cmd->add_option("--input", input, "image to read")->required();
+    run_cmd->add_option("--output", output, "picture to write (PNG)")->required();
+    run_cmd->add_option("--raw", raw, "also write the raw values");
+    run_cmd->add_option("--threads", run_threads, "OpenMP threads for CPU variants")->capture_default_str();
+    run_cmd->add_option("--timeout", timeout, "kill the runner after this many seconds without progress")->capture_default_str();
+
+    const std::string prefix = lab.name + " " + (argc > 1 ? argv[1] : "");
+    try {
+        app.parse(argc, argv);
+        if (*list) return commands.list(runner, timeout);
+        if (*list_files) return commands.list_files();
+        if (*run_cmd) return commands.run(runner, variant, input, output, raw, run_threads, timeout);
+
+        g.runner = runner;
+        g.timeout_s = timeout;
+        g.check = !no_check;
+        g.time = !no_perf;
+        g.variant_globs = split_commas(globs);
+        g.cases.sizes = parse_sizes(quick && sizes == "default" ? "quick" : sizes);
+        g.cases.photos_dir = photos;
+        g.cases.seed = *seed_opt ? seed
+                                 : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
+                                       1000000007ULL;
+        g.perf.seed = g.cases.seed;
+        if (!perf_sizes.empty()) {
+            g.perf.sizes = to_ints(split_commas(perf_sizes), "--perf-sizes");
+        } else if (quick) {
+            g.perf.sizes.assign(kQuickPerfSizes.begin(), kQuickPerfSizes.end());
+        } else {
+            g.perf.sizes.assign(kDefaultPerfSizes.begin(), kDefaultPerfSizes.end());
+        }
+        g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
+        g.perf.policy.fixed_runs = runs;
+        return grade(lab, exercises, g);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : kUsageExit;
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "%s: %s\n", prefix.c_str(), e.what());
+        return kUsageExit;
+    } catch (const labkit::NotImplemented& e) {
+        std::fprintf(stderr, "%s: TODO: %s\n", prefix.c_str(), e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: error: %s\n", prefix.c_str(), e.what());
+        return 1;
+    }
+}
+
+}  // namespace grader

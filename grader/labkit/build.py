@@ -1,0 +1,183 @@
+"""Meson and ninja: configuring a build folder, building targets, and what a build says about
+itself: <build_dir>/labkit-build.json names the labs and their programs, meson-info/ holds the
+options it was configured with."""
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .proc import capture
+from .util import LabkitError, first_errors, kit_path, rel, say, show_cmd
+
+BUILD_TIMEOUT_S = 1800
+BUILD_INFO = "labkit-build.json"
+
+
+def build_dir_of(args):
+    """--build-dir, relative to the kit's root."""
+    return kit_path(args.build_dir)
+
+
+def is_configured(build_dir):
+    return (Path(build_dir) / "meson-private" / "coredata.dat").is_file() and \
+        (Path(build_dir) / "build.ninja").is_file()
+
+
+def configure(build_dir, meson_args=(), echo=True):
+    """meson setup (or --reconfigure). Returns (ok, output)."""
+    if not shutil.which("meson"):
+        raise LabkitError("meson is not installed: run ./labkit setup")
+    cmd = ["meson", "setup"]
+    if is_configured(build_dir):
+        cmd.append("--reconfigure")
+    cmd += [str(build_dir), *meson_args]
+    show_cmd(cmd)
+    rc, out, _ = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=echo)
+    return rc == 0, out
+
+
+def ensure_configured(build_dir):
+    if not is_configured(build_dir):
+        ok, _ = configure(build_dir)
+        if not ok:
+            raise LabkitError(f"meson setup {rel(build_dir)} failed (see above); ./labkit setup "
+                              "installs what is missing")
+
+
+def ninja(build_dir, targets=(), echo=True, jobs=None):
+    """Builds targets (everything when empty). Returns (ok, output)."""
+    if not shutil.which("ninja"):
+        raise LabkitError("ninja is not installed: run ./labkit setup")
+    cmd = ["ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else []) + list(targets)
+    if echo:
+        show_cmd(cmd)
+    rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=echo)
+    if timed_out:
+        out += f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n"
+    return rc == 0, out
+
+
+def build_targets(build_dir):
+    """Output paths (relative to build_dir) of every target meson knows; empty when meson-info
+    cannot be read."""
+    info = Path(build_dir) / "meson-info" / "intro-targets.json"
+    try:
+        targets = json.loads(info.read_text())
+    except (OSError, ValueError):
+        return set()
+    out = set()
+    base = Path(build_dir).resolve()
+    for t in targets if isinstance(targets, list) else []:
+        for f in t.get("filename", []) if isinstance(t, dict) else []:
+            try:
+                out.add(str(Path(f).resolve().relative_to(base)))
+            except ValueError:
+                pass
+    return out
+
+
+def build_option(build_dir, name):
+    info = Path(build_dir) / "meson-info" / "intro-buildoptions.json"
+    try:
+        for opt in json.loads(info.read_text()):
+            if opt.get("name") == name:
+                return opt.get("value")
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    return None
+
+
+def forwarded_options(build_dir):
+    """-D options of build_dir that another build of the same machine must share (submission
+    builds): the CUDA choice, the GPU architecture, and where pkg-config finds the libraries."""
+    out = [f"-D{n}={v}" for n in ("cuda", "gpu_arch")
+           if (v := build_option(build_dir, n)) is not None]
+    pcp = build_option(build_dir, "pkg_config_path")
+    if pcp:
+        out.append("-Dpkg_config_path=" + ",".join(pcp))
+    return out
+
+
+def make(build_dir, target, echo=False):
+    """Builds one target (a path relative to build_dir). Returns (its path or None, error text)."""
+    known = build_targets(build_dir)
+    if known and target not in known:  # ninja's own "unknown target" line says less
+        return None, f"{target}: no such target in {rel(build_dir)}"
+    ok, out = ninja(build_dir, [target], echo=echo)
+    if not ok:
+        return None, out
+    path = Path(build_dir) / target
+    if not path.is_file():
+        return None, f"{target}: ninja succeeded but {rel(path)} is not there"
+    return path, ""
+
+
+# ---- labkit-build.json -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lab:
+    """One lab's programs, as ninja target paths relative to the build folder."""
+    name: str
+    grader: str
+    runner: str
+    solution_runner: str  # "" when the reference is not built
+
+
+class BuildInfo:
+    """What <build_dir>/labkit-build.json says: the labs in teaching order and their programs."""
+
+    def __init__(self, build_dir, labs, cuda):
+        self.dir = Path(build_dir)
+        self.labs = labs
+        self.cuda = cuda  # True, False, or None when the file does not say
+
+    @classmethod
+    def read(cls, build_dir):
+        path = Path(build_dir) / BUILD_INFO
+        if not path.is_file():
+            raise LabkitError(f"{rel(path)} is missing: {rel(build_dir)} was configured by an older "
+                              f"kit or is not a labkit build; reconfigure it (./labkit setup "
+                              f"--build-dir {rel(build_dir)})")
+        try:
+            data = json.loads(path.read_text())
+            labs = [Lab(name=str(l["name"]), grader=str(l["grader"]), runner=str(l["runner"]),
+                        solution_runner=str(l.get("solution_runner") or ""))
+                    for l in data["labs"]]
+            cuda = data.get("cuda")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise LabkitError(f"{rel(path)} cannot be read ({e.__class__.__name__}: {e}); "
+                              "reconfigure the build") from None
+        return cls(build_dir, labs, cuda)
+
+    def names(self):
+        return [l.name for l in self.labs]
+
+    def lab(self, name):
+        for l in self.labs:
+            if l.name == name:
+                return l
+        raise LabkitError(f"unknown lab {name} (labs: {', '.join(self.names())})")
+
+    def select(self, names):
+        """The labs named (all when none), checked against this build."""
+        if not names:
+            return self.names()
+        unknown = [n for n in names if n not in self.names()]
+        if unknown:
+            raise LabkitError(f"unknown lab {', '.join(unknown)} (labs: {', '.join(self.names())})")
+        return list(names)
+
+
+def open_build(build_dir):
+    """Configures build_dir when needed, brings it up to date with the meson.build files, and
+    returns what its labkit-build.json says."""
+    ensure_configured(build_dir)
+    # labkit-build.json is written when meson (re)configures. Any ninja call would regenerate
+    # it after a meson.build changed, but we read it before building anything: regenerate first.
+    ok, out = ninja(build_dir, ["build.ninja"], echo=False)
+    if not ok:
+        say(first_errors(out))
+        raise LabkitError(f"meson could not bring {rel(build_dir)} up to date (see above); "
+                          "./labkit setup reconfigures it")
+    return BuildInfo.read(build_dir)

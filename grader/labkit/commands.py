@@ -1,0 +1,58 @@
+"""The small subcommands (build, run, list) and the dispatch of `grade` to its three modes."""
+
+from pathlib import Path
+
+from .build import build_dir_of, ensure_configured, ninja, open_build
+from .classroom import grade_submissions
+from .grading import grade_default
+from .programs import lab_programs, list_variants, query
+from .proc import execute
+from .sanitize import grade_sanitized
+from .util import LabkitError, print_table, rel, say, show_cmd
+
+
+def cmd_build(args):
+    build_dir = build_dir_of(args)
+    ensure_configured(build_dir)
+    ok, _ = ninja(build_dir, jobs=args.jobs)
+    return 0 if ok else 1
+
+
+def cmd_grade(args):
+    if args.solution and args.submission:
+        raise LabkitError("--solution and --submission exclude each other")
+    if args.sanitize:
+        if args.submission:
+            raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
+        return grade_sanitized(args, args.labs)
+    if args.submission:
+        return grade_submissions(args, args.labs)
+    return grade_default(args, args.labs)
+
+
+def cmd_run(args):
+    build = open_build(build_dir_of(args))
+    grader, runner = lab_programs(build, args.lab, args.solution)
+    cmd = [grader, "run", args.variant, "--runner", runner, "--input", args.input,
+           "--output", args.output]
+    if args.raw:
+        cmd += ["--raw", args.raw]
+    show_cmd(cmd)
+    # In the caller's folder: --input, --output and --raw are relative to it.
+    rc, timed_out = execute(cmd, timeout=args.timeout, cwd=Path.cwd())
+    if timed_out:
+        raise LabkitError(f"killed after {args.timeout} s")
+    return rc
+
+
+def cmd_list(args):
+    build = open_build(build_dir_of(args))
+    for lab in build.select([args.lab] if args.lab else []):
+        grader, runner = lab_programs(build, lab, args.solution)
+        say(f"{lab}  ({rel(grader)} --runner {rel(runner)})")
+        print_table(["variant", "kind", "summary"],
+                    [[v["name"], v["kind"], v["summary"]] for v in list_variants(grader, runner)])
+        if args.files:
+            say("student files, in order: " + ", ".join(query(grader, "list-files")))
+        say("")
+    return 0

@@ -1,0 +1,47 @@
+"""`labkit datasets`: test images from build/datasets/generate_dataset, patterns x sizes."""
+
+import time
+
+from .build import build_dir_of, build_targets, ensure_configured, ninja
+from .proc import capture
+from .util import LabkitError, first_errors, kit_path, parse_sizes, rel, say
+
+GENERATOR = "datasets/generate_dataset"  # ninja target, relative to the build folder
+
+
+def build_generator(build_dir):
+    if GENERATOR in build_targets(build_dir):
+        ok, out = ninja(build_dir, [GENERATOR], echo=False)
+        if not ok:
+            say(first_errors(out))
+            raise LabkitError(f"could not build {GENERATOR}")
+    elif not (build_dir / GENERATOR).is_file():
+        raise LabkitError(f"{GENERATOR} is not part of this build")
+    return build_dir / GENERATOR
+
+
+def cmd_datasets(args):
+    build_dir = build_dir_of(args)
+    ensure_configured(build_dir)
+    generator = build_generator(build_dir)
+    sizes = parse_sizes(args.sizes)
+    patterns = [p for p in args.patterns.split(",") if p]
+    out_dir = kit_path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jobs = [(p, w, h) for p in patterns for (w, h) in sizes]
+    width = len(str(len(jobs)))
+    failed = 0
+    for i, (pattern, w, h) in enumerate(jobs, 1):
+        dest = out_dir / f"{pattern}-{w}x{h}.png"
+        started = time.monotonic()
+        rc, text, timed_out = capture([generator, "--pattern", pattern, "--width", w,
+                                       "--height", h, "--seed", args.seed, "--output", dest],
+                                      timeout=600)
+        took = time.monotonic() - started
+        status = "ok" if rc == 0 and not timed_out else ("TIMEOUT" if timed_out else f"FAILED (exit {rc})")
+        say(f"[{i:{width}}/{len(jobs)}] {pattern:<13} {w}x{h:<6} -> {rel(dest)}  {status} ({took:.1f} s)")
+        if status != "ok":
+            failed += 1
+            say("    " + text.strip().replace("\n", "\n    "))
+    say(f"{len(jobs) - failed} of {len(jobs)} images written to {rel(out_dir)} (seed {args.seed})")
+    return 1 if failed else 0

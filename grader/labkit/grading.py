@@ -1,0 +1,187 @@
+"""`labkit grade`: running a lab's grader on a runner, and the default grading of this checkout
+(your labs/ files beside the reference solution)."""
+
+import json
+import os
+import re
+import subprocess
+import time
+
+from . import reports
+from .build import build_dir_of, make, open_build
+from .programs import build_grader, list_variants
+from .proc import execute
+from .util import RESULTS, LabkitError, first_errors, print_table, rel, say, show_cmd
+
+# Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
+# of a whole grader process (the grader enforces its own per-variant limit).
+ASSUMED_VARIANT_TIMEOUT_S = 120
+
+
+def grader_options(args):
+    """Options of `labkit grade` handed on to every `<grader> grade`."""
+    out = []
+    for flag, value in (("--variants", args.variants), ("--sizes", args.sizes),
+                        ("--perf-sizes", args.perf_sizes), ("--runs", args.runs),
+                        ("--seed", args.seed), ("--timeout", args.timeout)):
+        if value is not None:
+            out += [flag, str(value)]
+    if args.no_perf:
+        out.append("--no-perf")
+    if args.quick:
+        out.append("--quick")
+    return out
+
+
+def process_timeout(args, n_variants):
+    """Wall-clock limit of one grader process: a safety net above the grader's own per-variant
+    limit, so that no submission can hang labkit."""
+    if args.lab_timeout:
+        return args.lab_timeout
+    per_variant = args.timeout or ASSUMED_VARIANT_TIMEOUT_S
+    return per_variant * (max(n_variants, 1) + 1) + 60
+
+
+def read_report(path):
+    """The grader's JSON report, or raises ValueError when it is not one."""
+    report = json.loads(path.read_text())
+    if not isinstance(report, dict) or not isinstance(report.get("variants", []), list) or \
+            not all(isinstance(v, dict) and "name" in v for v in report.get("variants", [])):
+        raise ValueError("not a grader report")
+    report.setdefault("variants", [])
+    report.setdefault("performance", [])
+    return report
+
+
+def run_grader(grader, runner, lab, label, out_dir, args, variants, log_path=None):
+    """Runs `<grader> grade --runner <runner>` and returns its JSON report (or a stand-in that
+    says why there is none). Writes <lab>-<label>.json/.md/.csv into out_dir and diff images
+    under out_dir/diff/."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"{lab}-{label}"
+    json_path = stem.with_suffix(".json")
+    for suffix in (".json", ".md", ".csv"):
+        stem.with_suffix(suffix).unlink(missing_ok=True)
+    diff_dir = out_dir / "diff" / f"{lab}-{label}"
+    cmd = [grader, "grade", "--runner", runner, "--label", label, "--json", json_path,
+           "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"),
+           "--diff-dir", diff_dir]
+    cmd += grader_options(args)
+    limit = process_timeout(args, len(variants))
+    show_cmd(cmd)
+    started = time.monotonic()
+    if log_path:
+        with open(log_path, "wb") as log:
+            rc, timed_out = execute(cmd, timeout=limit, stdout=log, stderr=subprocess.STDOUT)
+    else:
+        rc, timed_out = execute(cmd, timeout=limit)
+    elapsed = time.monotonic() - started
+    if timed_out:
+        return reports.placeholder(lab, label, variants, "timeout",
+                                   f"the grader process ran past {limit:.0f} s and was killed")
+    if rc == 2:
+        return reports.placeholder(lab, label, variants, "error",
+                                   "usage error (exit 2): see the output above")
+    try:
+        report = read_report(json_path)
+    except (OSError, ValueError) as e:
+        why = f"killed by signal {-rc}" if rc < 0 else f"exit status {rc}"
+        return reports.placeholder(lab, label, variants, "crash",
+                                   f"the grader process ended ({why}) after {elapsed:.1f} s without a "
+                                   f"JSON report ({e.__class__.__name__})")
+    report["_exit"] = rc
+    return report
+
+
+def variants_or(grader, runner, fallback):
+    """The variants `grader list --runner runner` names, else fallback: a runner that cannot
+    even list (a student's, crashing at start-up) still gets graded, and the grader says why."""
+    try:
+        return list_variants(grader, runner)
+    except LabkitError as e:
+        say(f"warning: {e}")
+        return fallback
+
+
+def print_reference_log(lab, log):
+    """The reference's full tables, without its progress lines."""
+    say(f"\n=== {lab}: the reference solution (also in {rel(log)}) " + "=" * 10)
+    for line in log.read_text(errors="replace").splitlines():
+        if not re.match(r"(checking|timing) \[|preparing |\+ ", line):
+            say(line)
+
+
+def print_summary(lab, student, solution):
+    say(f"\n--- {lab}: summary " + "-" * 40)
+    reports.print_environment(student or solution)
+    rows = reports.comparison_rows(student, solution)
+    if student and solution:
+        print_table(["variant", "student", "solution", "size", "student ms", "solution ms",
+                     "student/solution"], rows)
+    else:  # one side only (no reference in the student tarball, or --solution)
+        side = 1 if student else 2
+        print_table(["variant", "status", "size", "kernel ms"],
+                    [[r[0], r[side], r[3], r[3 + side]] for r in rows])
+    if student:
+        reports.print_details(student, "student")
+    if solution:
+        reports.print_details(solution, "solution")
+
+
+def grade_lab(build, lab, args):
+    """The student runner (unless --solution) and the reference runner (when built) of one lab,
+    both through the lab's grader. Returns (student report or None, solution report or None)."""
+    grader = build_grader(build, lab)
+    student = solution = None
+    sol_runner, sol_err, sol_variants = None, "", []
+    if lab.solution_runner:
+        sol_runner, sol_err = make(build.dir, lab.solution_runner)
+        if sol_runner is not None:
+            sol_variants = list_variants(grader, sol_runner)
+    elif args.solution:
+        raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
+    if not args.solution:
+        runner, err = make(build.dir, lab.runner)
+        if runner is None:
+            say(f"build-error: the {lab.name} student files do not compile:\n")
+            say(first_errors(err))
+            say("")
+            student = reports.placeholder(lab.name, "student", sol_variants, "build-error",
+                                          first_errors(err, 6))
+        else:
+            student = run_grader(grader, runner, lab.name, "student", RESULTS, args,
+                                 variants_or(grader, runner, sol_variants))
+    if sol_runner is not None:
+        log = None
+        if student is not None:  # keep the reference's tables out of the student's way
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            log = RESULTS / f"{lab.name}-solution.log"
+        solution = run_grader(grader, sol_runner, lab.name, "solution", RESULTS, args,
+                              sol_variants, log)
+        if log is not None and log.exists():
+            print_reference_log(lab.name, log)
+    elif sol_err:
+        say(f"build-error: the {lab.name} reference does not compile:\n{first_errors(sol_err)}")
+        solution = reports.placeholder(lab.name, "solution", [], "build-error", first_errors(sol_err, 6))
+    return student, solution
+
+
+def grade_default(args, labs):
+    """Student tree (and reference when built) for each lab, then the side-by-side summary."""
+    if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
+        args.seed = int.from_bytes(os.urandom(4), "little")
+    build = open_build(build_dir_of(args))
+    runs, exit_status = [], 0
+    for name in build.select(labs):
+        say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
+        student, solution = grade_lab(build, build.lab(name), args)
+        runs += [r for r in (student, solution) if r is not None]
+        print_summary(name, student, solution)
+        if any(r and reports.failing(r) for r in (student, solution)):
+            exit_status = 1
+        if student:
+            p, t = reports.counts(student)
+            say(f"student: {p}/{t} variants pass; results/{name}-student.md has the tables for the report")
+    reports.write_run_outputs(args, runs, exit_status)
+    return exit_status
+

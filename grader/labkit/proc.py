@@ -1,0 +1,100 @@
+"""Running tools and lab programs. Every child runs in a process group of its own, so that a
+timeout, Ctrl-C or a closed pipe can kill it together with everything it forked (the grader
+starts the runner; a runner can hang in a kernel or an OpenMP barrier)."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+
+from .util import ROOT, LabkitError
+
+
+def tool_env():
+    """PATH with /usr/local/cuda/bin appended when nvcc is installed there but not on PATH."""
+    env = dict(os.environ)
+    if not shutil.which("nvcc") and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+        env["PATH"] = env.get("PATH", "") + os.pathsep + "/usr/local/cuda/bin"
+    return env
+
+
+def kill_group(proc):
+    """SIGTERM the process group, then SIGKILL whatever is left after 3 s."""
+    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _start(cmd, cwd, **streams):
+    try:
+        return subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=tool_env(),
+                                start_new_session=True, **streams)
+    except OSError as e:  # not found, not executable, bad interpreter line...
+        raise LabkitError(f"cannot start {cmd[0]}: {e.strerror or e}") from None
+
+
+def execute(cmd, timeout=None, stdout=None, stderr=None, cwd=ROOT):
+    """Runs cmd, its output going to stdout/stderr (inherited when None). Returns
+    (returncode, timed_out)."""
+    proc = _start(cmd, cwd, stdout=stdout, stderr=stderr)
+    try:
+        return proc.wait(timeout=timeout), False
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return proc.wait(), True
+    except BaseException:  # Ctrl-C, or anything else that ends labkit: leave nothing behind
+        kill_group(proc)
+        raise
+
+
+def stream(cmd, on_line, timeout=None, cwd=ROOT):
+    """Runs cmd (stdout and stderr merged), calling on_line(text) for each line as it comes.
+    Returns (returncode, timed_out)."""
+    proc = _start(cmd, cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timed_out = threading.Event()
+
+    def on_timeout():
+        timed_out.set()
+        kill_group(proc)
+
+    # A timer rather than wait(timeout): the loop below blocks on the pipe, not on the process.
+    timer = threading.Timer(timeout, on_timeout) if timeout else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    try:
+        for raw in proc.stdout:
+            on_line(raw.decode("utf-8", "replace"))
+        rc = proc.wait()
+    except BaseException:
+        kill_group(proc)
+        raise
+    finally:
+        if timer:
+            timer.cancel()
+        proc.stdout.close()
+    return rc, timed_out.is_set()
+
+
+def capture(cmd, timeout=None, echo=False, cwd=ROOT):
+    """Runs cmd (stdout and stderr merged) and returns (returncode, text, timed_out); with echo,
+    every line is also printed as it comes."""
+    lines = []
+
+    def keep(line):
+        lines.append(line)
+        if echo:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+
+    rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd)
+    return rc, "".join(lines), timed_out

@@ -1,0 +1,80 @@
+"""A lab's two programs: building them, and asking the grader what a lab has.
+
+The grader is kit code and is always the one of the build labkit was pointed at; the runner is
+whichever code base is graded (labs/, solutions/, or a submission built apart)."""
+
+from pathlib import Path
+
+from .build import make
+from .proc import capture
+from .util import LabkitError, first_errors, rel, say
+
+QUERY_TIMEOUT_S = 60
+
+
+def build_grader(build, lab):
+    """Builds the grader of lab (a build.Lab) in build; a kit that does not compile is not the
+    student's doing, so it stops labkit."""
+    path, err = make(build.dir, lab.grader)
+    if path is None:
+        say(first_errors(err))
+        raise LabkitError(f"could not build the {lab.name} grader, {lab.grader} (see above; "
+                          "it is kit code: no student file is to blame)")
+    return path
+
+
+def runner_target(lab, solution):
+    if not solution:
+        return lab.runner
+    if not lab.solution_runner:
+        raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or "
+                          "-Dsolutions=disabled)")
+    return lab.solution_runner
+
+
+def lab_programs(build, lab_name, solution=False):
+    """(grader, runner) of lab_name in build, both built; the reference's runner with solution.
+    For the commands that need both or nothing (run, list, --sanitize)."""
+    lab = build.lab(lab_name)
+    grader = build_grader(build, lab)
+    target = runner_target(lab, solution)
+    runner, err = make(build.dir, target)
+    if runner is None:
+        say(first_errors(err))
+        raise LabkitError(f"could not build {target}")
+    return grader, runner
+
+
+def query(grader, *args):
+    """Output lines of `<grader> list --runner R` or `<grader> list-files`."""
+    rc, out, timed_out = capture([grader, *args], timeout=QUERY_TIMEOUT_S)
+    if rc != 0 or timed_out:
+        if out.strip():  # its own words first, so that the error itself stays one line
+            say("\n".join("  " + l for l in out.strip().splitlines()[-20:]))
+        why = f"timed out after {QUERY_TIMEOUT_S} s" if timed_out else f"exit {rc}"
+        shown = " ".join(rel(a) if isinstance(a, Path) else str(a) for a in args)
+        raise LabkitError(f"{rel(grader)} {shown} failed ({why})")
+    return [l for l in out.splitlines() if l.strip()]
+
+
+def list_variants(grader, runner):
+    """[{name, kind, summary}] in the grader's order; columns past the third (the exercise a
+    variant belongs to, ...) are not used here."""
+    rows = []
+    for line in query(grader, "list", "--runner", runner):
+        parts = line.split("\t")
+        rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
+                     "summary": parts[2].strip() if len(parts) > 2 else ""})
+    return rows
+
+
+def student_files(grader, lab_name):
+    """The student-editable files of a lab, from its grader (no fallback: guessing them from
+    meson.build is what labkit-build.json replaced)."""
+    try:
+        files = query(grader, "list-files")
+    except LabkitError as e:
+        raise LabkitError(f"cannot ask the {lab_name} grader for the student files: {e}") from None
+    if not files:
+        raise LabkitError(f"the {lab_name} grader lists no student files ({rel(grader)} list-files)")
+    return [f.strip() for f in files]

@@ -1,0 +1,144 @@
+"""The grader's JSON reports: stand-ins when there is none, tallies, and the tables and files
+labkit makes of them."""
+
+import csv
+import json
+from pathlib import Path
+
+from .util import say
+
+# Statuses that make `grade` exit 1. todo and skipped do not: an unimplemented step or a machine
+# without a GPU is not a failure of what was implemented.
+FAILING = {"fail", "timeout", "crash", "error", "build-error"}
+SHOWN = {
+    "pass": "pass", "fail": "FAIL", "todo": "TODO", "skipped": "skipped", "timeout": "TIMEOUT",
+    "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
+}
+
+
+def placeholder(lab, label, variants, status, detail):
+    """A report for a run that produced none (build error, crash, timeout): every variant gets
+    status; without a variant list, one variant "*" stands for all."""
+    return {"lab": lab, "label": label, "environment": {}, "cases": [], "performance": [],
+            "variants": [{"name": v["name"], "kind": v.get("kind", ""), "status": status,
+                          "detail": detail, "cases_passed": 0, "cases_failed": 0}
+                         for v in (variants or [{"name": "*", "kind": ""}])]}
+
+
+def failing(report):
+    return [v for v in report.get("variants", []) if v.get("status") in FAILING]
+
+
+def counts(report):
+    """(passed, total): total leaves out skipped variants (e.g. GPU variants without a GPU)."""
+    vs = report.get("variants", [])
+    passed = sum(v.get("status") == "pass" for v in vs)
+    total = sum(v.get("status") != "skipped" for v in vs)
+    return passed, total
+
+
+def tally(report):
+    """'pass 3, FAIL 1, ...' in the order the statuses first appear."""
+    seen = {}
+    for v in report.get("variants", []):
+        seen[v.get("status")] = seen.get(v.get("status"), 0) + 1
+    return ", ".join(f"{SHOWN.get(s, s)} {n}" for s, n in seen.items())
+
+
+def perf_by_variant(report):
+    """variant -> {(w, h): kernel_ms}, the best entry per size (e.g. the best thread count)."""
+    out = {}
+    for p in report.get("performance", []) or []:
+        try:
+            size = (int(p["width"]), int(p["height"]))
+            ms = float(p["kernel_ms"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        sizes = out.setdefault(p.get("variant", ""), {})
+        sizes[size] = min(ms, sizes.get(size, ms))
+    return out
+
+
+def fmt_ms(ms):
+    if ms is None:
+        return "-"
+    return f"{ms:.3f}" if ms < 100 else f"{ms:.1f}"
+
+
+def comparison_rows(student, solution):
+    """Rows of the side-by-side table: variant, statuses, largest common perf size, times, ratio."""
+    names = [v["name"] for v in student.get("variants", [])] if student else []
+    if solution:
+        names += [v["name"] for v in solution.get("variants", []) if v["name"] not in names]
+    st = {v["name"]: v for v in (student or {}).get("variants", [])}
+    so = {v["name"]: v for v in (solution or {}).get("variants", [])}
+    sp, op = perf_by_variant(student or {}), perf_by_variant(solution or {})
+    rows = []
+    for name in names:
+        a, b = sp.get(name, {}), op.get(name, {})
+        common = set(a) & set(b)
+        pool = common or set(a) or set(b)
+        size = max(pool, key=lambda s: (s[0] * s[1], s)) if pool else None
+        ams, bms = a.get(size), b.get(size)
+        ratio = f"{ams / bms:.2f}x" if ams and bms else "-"
+        rows.append([name,
+                     SHOWN.get(st.get(name, {}).get("status"), st.get(name, {}).get("status", "-")),
+                     SHOWN.get(so.get(name, {}).get("status"), so.get(name, {}).get("status", "-")),
+                     f"{size[0]}x{size[1]}" if size else "-", fmt_ms(ams), fmt_ms(bms), ratio])
+    return rows
+
+
+def print_environment(report):
+    env = report.get("environment") or {}
+    if not env:
+        return
+    parts = []
+    if env.get("gpu"):
+        parts.append(f"GPU {env['gpu']}" + (f" ({env['sms']} SMs)" if env.get("sms") else ""))
+    elif "gpu" in env:
+        reason = env.get("gpu_unavailable_reason")
+        parts.append("GPU none" + (f" ({reason})" if reason else ""))
+    if env.get("driver") or env.get("cuda"):
+        parts.append(f"driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}")
+    if env.get("cpu"):
+        parts.append(f"CPU {env['cpu']}" + (f", {env['threads']} threads" if env.get("threads") else ""))
+    if parts:
+        say("machine: " + "; ".join(parts))
+
+
+def print_details(report, title):
+    """One line per variant that did not pass, with the grader's detail (first mismatch, ...);
+    one line in all when every variant failed the same way (a crash or timeout of the process)."""
+    bad = [v for v in report.get("variants", [])
+           if v.get("status") not in ("pass", "todo", "skipped", "build-error")]
+    why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
+        f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
+    if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:
+        say(f"  {title} all {len(bad)} variants: {why(bad[0])}")
+        return
+    for v in bad:
+        say(f"  {title} {v['name']}: {why(v)}")
+
+
+def write_run_outputs(args, runs, exit_status):
+    """--json (every report in one file) and --csv (one row per variant and size) of `grade`."""
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"exit_status": exit_status, "runs": runs}, indent=2))
+        say(f"wrote {args.json}")
+    if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["lab", "label", "variant", "kind", "status", "detail", "width", "height",
+                        "kernel_ms", "e2e_ms"])
+            for r in runs:
+                perf = {}
+                for p in r.get("performance", []) or []:
+                    perf.setdefault(p.get("variant"), []).append(p)
+                for v in r.get("variants", []):
+                    for p in perf.get(v["name"]) or [{}]:
+                        w.writerow([r.get("lab"), r.get("label"), v["name"], v.get("kind", ""),
+                                    v.get("status"), v.get("detail", ""), p.get("width", ""),
+                                    p.get("height", ""), p.get("kernel_ms", ""), p.get("e2e_ms", "")])
+        say(f"wrote {args.csv}")

@@ -1,0 +1,77 @@
+"""`labkit test`: meson test, streamed, ending in one line "N passed, M failed, K skipped"."""
+
+import re
+import sys
+
+from .build import build_dir_of, ensure_configured, ninja
+from .proc import stream
+from .util import ANSI_RE, LabkitError, say, show_cmd
+
+# One result line of meson test: " 3/12 lab:name   OK   0.52s".
+TEST_RESULT_RE = re.compile(
+    r"^\s*(\d+)/(\d+)\s+(.*?)\s+(OK|FAIL|SKIP|TIMEOUT|EXPECTEDFAIL|UNEXPECTEDPASS|ERROR)\b\s*(.*)$")
+# meson's own summary block, left out so that our line is the last word.
+MESON_SUMMARY_RE = re.compile(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout):\s+\d+\s*$")
+
+
+class MesonOutput:
+    """Passes meson test's lines through, keeping the results and holding back its summary."""
+
+    def __init__(self):
+        self.results = {}  # test number -> (name, status)
+        self.held = []
+
+    def __call__(self, line):
+        plain = ANSI_RE.sub("", line).rstrip("\n")
+        m = TEST_RESULT_RE.match(plain)
+        if m:
+            self.results.setdefault(int(m.group(1)), (m.group(3).strip(), m.group(4)))
+        if MESON_SUMMARY_RE.match(plain):
+            return
+        if plain.startswith("Full log written to"):
+            self.held.append(plain)
+            return
+        sys.stdout.write(line)
+        sys.stdout.flush()
+
+    def tally(self):
+        """(passed, failed, skipped)"""
+        statuses = [s for _, s in self.results.values()]
+        passed = sum(s in ("OK", "EXPECTEDFAIL") for s in statuses)
+        skipped = sum(s == "SKIP" for s in statuses)
+        return passed, len(statuses) - passed - skipped, skipped
+
+
+def cmd_test(args):
+    build_dir = build_dir_of(args)
+    try:
+        ensure_configured(build_dir)
+        ok, _ = ninja(build_dir, jobs=args.jobs)
+    except LabkitError as e:
+        say(f"labkit: {e}")
+        ok = False
+    if not ok:
+        say("the build failed: no test ran")
+        say("0 passed, 1 failed, 0 skipped")
+        return 1
+    cmd = ["meson", "test", "-C", str(build_dir), "--print-errorlogs"]
+    if args.cpu_only:
+        cmd += ["--suite", "cpu"]
+    for s in args.suite or []:
+        cmd += ["--suite", s]
+    show_cmd(cmd)
+    output = MesonOutput()
+    try:
+        rc, _ = stream(cmd, output)
+    except LabkitError as e:  # meson missing: still end on the one line scripts look for
+        say(f"labkit: {e}")
+        say("0 passed, 1 failed, 0 skipped")
+        return 1
+    for line in output.held:
+        say(line)
+    passed, failed, skipped = output.tally()
+    if rc != 0 and failed == 0:
+        failed = 1  # meson itself failed (no tests matched the suite, a build error, ...)
+        say(f"meson test exited with status {rc}")
+    say(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed or passed == 0 else 0

@@ -1,0 +1,116 @@
+#include "protocol.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+void write_raw_bytes(const fs::path& path, const void* data, int width, int height, std::size_t elem_size,
+                     std::size_t pitch_elems) {
+    std::ofstream out(path, std::ios::binary);
+    RawHeader h{};
+    std::memcpy(h.magic, kRawMagic, sizeof h.magic);
+    h.width = static_cast<std::uint32_t>(width);
+    h.height = static_cast<std::uint32_t>(height);
+    h.elem_size = static_cast<std::uint32_t>(elem_size);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    const auto* bytes = static_cast<const char*>(data);
+    for (int y = 0; y < height; ++y)
+        out.write(bytes + static_cast<std::size_t>(y) * pitch_elems * elem_size,
+                  static_cast<std::streamsize>(static_cast<std::size_t>(width) * elem_size));
+    out.close();
+    if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+std::vector<unsigned char> read_raw_bytes(const fs::path& path, std::size_t elem_size, int& width, int& height) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("no answer file " + path.filename().string());
+    RawHeader h{};
+    if (!in.read(reinterpret_cast<char*>(&h), sizeof h) || std::memcmp(h.magic, kRawMagic, sizeof h.magic) != 0)
+        throw std::runtime_error("malformed answer " + path.filename().string() + ": no raw-image header");
+    if (h.elem_size != elem_size)
+        throw std::runtime_error("malformed answer " + path.filename().string() + ": elements of " +
+                                 std::to_string(h.elem_size) + " bytes, want " + std::to_string(elem_size));
+    const std::uintmax_t want = sizeof h + std::uintmax_t{h.width} * h.height * elem_size;
+    std::error_code ec;
+    const std::uintmax_t have = fs::file_size(path, ec);
+    if (ec || have != want)
+        throw std::runtime_error("malformed answer " + path.filename().string() + ": " + std::to_string(have) +
+                                 " bytes for a " + std::to_string(h.width) + "x" + std::to_string(h.height) +
+                                 " image, want " + std::to_string(want));
+    std::vector<unsigned char> bytes(want - sizeof h);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!in) throw std::runtime_error("cannot read " + path.filename().string());
+    width = static_cast<int>(h.width);
+    height = static_cast<int>(h.height);
+    return bytes;
+}
+
+void write_manifest(const fs::path& path, const std::vector<ManifestEntry>& entries) {
+    std::ofstream out(path);
+    for (const auto& e : entries) out << e.input << '\t' << e.params << '\n';
+    out.close();
+    if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
+}
+
+std::vector<ManifestEntry> read_manifest(const fs::path& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read the manifest '" + path.string() + "'");
+    std::vector<ManifestEntry> entries;
+    for (std::string line; std::getline(in, line);) {
+        auto f = split_tabs(line);
+        f.resize(2);
+        entries.push_back({f[0], f[1]});
+    }
+    return entries;
+}
+
+std::string answer_name(std::size_t index) {
+    std::string n = std::to_string(index);
+    return std::string(n.size() < 6 ? 6 - n.size() : 0, '0') + n + ".out";
+}
+
+std::vector<std::string> split_tabs(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const auto tab = s.find('\t', start);
+        out.push_back(s.substr(start, tab - start));
+        if (tab == std::string::npos) return out;
+        start = tab + 1;
+    }
+}
+
+std::string encode(const PerfLine& p) {
+    std::string s = std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
+                    "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
+                    "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms);
+    for (double m : p.stage_ms) s += "\t" + std::to_string(m);
+    return s;
+}
+
+PerfLine decode_perf(const std::string& text) {
+    const auto f = split_tabs(text);
+    constexpr std::size_t kFixed = 8;
+    if (f.size() < kFixed) throw std::invalid_argument("short perf line");
+    PerfLine p;
+    try {
+        p.width = std::stoi(f[0]);
+        p.height = std::stoi(f[1]);
+        p.threads = std::stoi(f[2]);
+        p.ms = std::stod(f[3]);
+        p.min_ms = std::stod(f[4]);
+        p.max_ms = std::stod(f[5]);
+        p.runs = std::stoi(f[6]);
+        p.e2e_ms = std::stod(f[7]);
+        for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
+    } catch (const std::exception&) {
+        throw std::invalid_argument("malformed perf line");
+    }
+    return p;
+}
+
+}  // namespace grader

@@ -1,0 +1,78 @@
+// The grader <-> runner protocol. The grader writes every case input as a raw image file and a
+// manifest listing them; the runner answers each case with a raw image file in a folder the
+// grader made, and reports on a pipe (key<TAB>value lines):
+//   runner check EXERCISE VARIANT --manifest FILE --answers DIR --threads N
+//       begin <case>          before each case: a heartbeat, and where a hang happened
+//       done  <case> <guard>  the answer file is complete; guard: "" or where a write strayed
+//       todo  <message>       the variant is not written yet (NotImplemented)
+//       error <message>       an exception; the runner exits 3
+//   runner time EXERCISE VARIANT --sizes N,... --threads N,... --seed S [--runs N]
+//       begin <what>
+//       perf  <PerfLine fields>
+//   runner list               one line per variant: exercise, name, cpu|gpu, summary
+// The runner never sees an expected output or the reference: deciding a verdict, and every
+// report, happen in the grader.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "labkit/image.hpp"
+
+namespace grader {
+
+// A raw image file: a fixed header, then width * height dense elements, row-major.
+struct RawHeader {
+    char magic[8];
+    std::uint32_t width, height, elem_size, reserved;
+};
+inline constexpr char kRawMagic[8] = {'L', 'K', 'R', 'A', 'W', '0', '1', '\0'};
+
+void write_raw_bytes(const std::filesystem::path& path, const void* data, int width, int height,
+                     std::size_t elem_size, std::size_t pitch_elems);
+// Reads a raw image of elements of `elem_size` bytes. Throws std::runtime_error with a message
+// that says what is wrong (missing, short, wrong element size, ...).
+std::vector<unsigned char> read_raw_bytes(const std::filesystem::path& path, std::size_t elem_size, int& width,
+                                          int& height);
+
+template <class T>
+void write_raw(const std::filesystem::path& path, labkit::View<const T> image) {
+    write_raw_bytes(path, image.data, image.width, image.height, sizeof(T), image.pitch);
+}
+
+template <class T>
+labkit::HostImage<T> read_raw(const std::filesystem::path& path) {
+    int w = 0, h = 0;
+    const auto bytes = read_raw_bytes(path, sizeof(T), w, h);
+    labkit::HostImage<T> image(w, h);
+    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<unsigned char*>(image.data()));
+    return image;
+}
+
+// One case of a manifest: its input file and its parameters as text.
+struct ManifestEntry {
+    std::string input;
+    std::string params;
+};
+void write_manifest(const std::filesystem::path& path, const std::vector<ManifestEntry>& entries);
+std::vector<ManifestEntry> read_manifest(const std::filesystem::path& path);
+std::string answer_name(std::size_t index);  // "000012.out"
+
+// One timing measurement.
+struct PerfLine {
+    int width = 0, height = 0;
+    int threads = 0;  // CPU variants; 0 for GPU
+    double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU
+    int runs = 0;
+    double e2e_ms = 0;               // GPU: copy in + kernels + copy out; CPU: same as ms
+    std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
+};
+std::string encode(const PerfLine& p);
+PerfLine decode_perf(const std::string& text);  // throws std::invalid_argument
+
+// "a\tb\t\tc" -> {"a","b","","c"}
+std::vector<std::string> split_tabs(const std::string& s);
+
+}  // namespace grader

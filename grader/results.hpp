@@ -1,0 +1,60 @@
+// The grader's results for one lab run: what every report (terminal, Markdown, CSV, JSON) shows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "labkit/device_info.hpp"
+#include "protocol.hpp"
+#include "verdict.hpp"
+
+namespace grader {
+
+struct StageInfo {
+    std::string name;
+    double bytes_per_pixel = 0;
+};
+
+// What the reports need to know of an exercise.
+struct ExerciseInfo {
+    std::string name;
+    std::string reference_name;
+    double min_bytes_per_pixel = 0;  // the floor: read the input once, write the output once
+    std::vector<StageInfo> stages;   // empty: a single kernel, no per-stage columns
+};
+
+struct CaseResult {
+    std::string name;
+    Status status = Status::pass;
+    std::string detail;
+    std::string diff;  // path of the diff PNG, if any
+};
+
+struct VariantResult {
+    std::string exercise, name, summary;
+    std::string kind;  // "cpu" or "gpu"
+    bool reference = false;
+    Status status = Status::pass;
+    std::string detail;
+    int cases_passed = 0, cases_failed = 0, cases_total = 0;
+    std::vector<CaseResult> cases;
+};
+
+struct PerfPoint {
+    std::string exercise, variant, kind;
+    PerfLine line;
+};
+
+struct Report {
+    std::string lab, label;
+    std::uint64_t seed = 0;
+    labkit::DeviceInfo device;
+    labkit::HostInfo host;
+    std::vector<ExerciseInfo> exercises;
+    std::vector<VariantResult> results;
+    std::vector<PerfPoint> perf;
+    std::vector<std::string> perf_problems;
+};
+
+}  // namespace grader

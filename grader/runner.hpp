@@ -1,0 +1,151 @@
+// The runner's side of the harness: the program built once per code base (the starter, the
+// solution, or a submission) that runs one variant on the cases the grader wrote and hands back
+// its answers and timings (grader/protocol.hpp). It links only this, the lab's runner-side kit
+// files and the student files; the reference and the expected outputs never enter it.
+//
+// A lab's runner main():
+//   int main(int argc, char** argv) {
+//       return grader::runner_main(argc, argv, grader::runner_exercises<IntegralImage, Transpose>(
+//           integral_image::variants(), integral_image::transpose_variants()));
+//   }
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cpu_timing.hpp"
+#include "exercise.hpp"
+#include "process.hpp"
+#include "protocol.hpp"
+#if LABKIT_HAVE_CUDA
+#include "gpu_harness.hpp"
+#endif
+
+namespace grader {
+
+struct TimeRequest {
+    std::vector<int> sizes, threads;
+    std::uint64_t seed = 0;
+    labkit::RunPolicy policy;
+};
+
+class RunnerExercise {
+public:
+    virtual ~RunnerExercise() = default;
+    virtual std::string_view name() const = 0;
+    virtual void list(Reporter& report) const = 0;
+    virtual bool has(const std::string& variant) const = 0;
+    virtual void check(const std::string& variant, const std::string& manifest, const std::string& answers, int threads,
+                       Reporter& report) const = 0;
+    virtual void time(const std::string& variant, const TimeRequest& request, Reporter& report) const = 0;
+};
+
+template <class C>
+class RunnerExerciseOf final : public RunnerExercise {
+public:
+    using In = typename C::In;
+    using Out = typename C::Out;
+    using Params = typename C::Params;
+
+    explicit RunnerExerciseOf(std::span<const Variant<C>> table) : table_(table) {}
+
+    std::string_view name() const override { return C::name; }
+
+    void list(Reporter& report) const override {
+        for (const auto& v : table_)
+            report.send("variant", std::string(C::name) + "\t" + std::string(v.name) + "\t" +
+                                       std::string(target_name(v.target())) + "\t" + std::string(v.summary));
+    }
+
+    bool has(const std::string& variant) const override { return find(variant) != nullptr; }
+
+    void check(const std::string& variant, const std::string& manifest, const std::string& answers, int threads,
+               Reporter& report) const override {
+        const Variant<C>& v = *find(variant);
+        const auto entries = read_manifest(manifest);
+#if LABKIT_HAVE_CUDA
+        std::unique_ptr<GpuHarness<C>> gpu;  // one size's buffers at a time, reused across patterns
+#endif
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            report.send("begin", std::to_string(i));
+            const auto input = read_raw<In>(entries[i].input);
+            const Params params = C::parse_params(entries[i].params);
+            labkit::HostImage<Out> out;
+            std::string guard;
+            if (v.cpu) {
+                const auto [w, h] = C::output_size(input.width(), input.height(), params);
+                out = labkit::HostImage<Out>(w, h, poisoned());
+                v.cpu(input.view(), out.view(), params, threads);
+            } else {
+#if LABKIT_HAVE_CUDA
+                const auto out_size = C::output_size(input.width(), input.height(), params);
+                if (!gpu || !gpu->fits(input.width(), input.height(), out_size)) {
+                    gpu.reset();  // free the old buffers before allocating the new ones
+                    gpu = std::make_unique<GpuHarness<C>>(input.width(), input.height(), out_size);
+                }
+                gpu->load(input.view());
+                gpu->run(v, params);
+                out = gpu->download();
+                guard = gpu->guard_report();
+#endif
+            }
+            write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.view());
+            report.send("done", std::to_string(i) + "\t" + guard);
+        }
+    }
+
+    void time(const std::string& variant, const TimeRequest& r, Reporter& report) const override {
+        const Variant<C>& v = *find(variant);
+        const Params params{};
+        for (const int n : r.sizes) {
+            const auto input = C::make_input(labkit::Pattern::random, n, n, r.seed);
+            if (v.cpu) {
+                const auto [w, h] = C::output_size(n, n, params);
+                labkit::HostImage<Out> out(w, h);
+                for (const int t : r.threads) {
+                    report.send("begin", std::to_string(n) + "x" + std::to_string(n) + " threads=" + std::to_string(t));
+                    const auto line = time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy);
+                    report.send("perf", encode(line));
+                }
+            } else {
+#if LABKIT_HAVE_CUDA
+                report.send("begin", std::to_string(n) + "x" + std::to_string(n));
+                GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
+                report.send("perf", encode(gpu.time(v, params, input.view(), r.policy)));
+#endif
+            }
+        }
+    }
+
+private:
+    const Variant<C>* find(const std::string& name) const {
+        for (const auto& v : table_)
+            if (v.name == name) return &v;
+        return nullptr;
+    }
+
+    static Out poisoned() {
+        Out value;
+        std::memset(&value, poison_byte<Out>(), sizeof value);
+        return value;
+    }
+
+    std::span<const Variant<C>> table_;
+};
+
+using RunnerExercises = std::vector<std::unique_ptr<RunnerExercise>>;
+
+// One exercise per table, in the same order as the contracts.
+template <class... Contracts>
+RunnerExercises runner_exercises(std::span<const Variant<Contracts>>... tables) {
+    RunnerExercises list;
+    (list.push_back(std::make_unique<RunnerExerciseOf<Contracts>>(tables)), ...);
+    return list;
+}
+
+int runner_main(int argc, char** argv, const RunnerExercises& exercises);
+
+}  // namespace grader

@@ -1,0 +1,86 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "labkit/errors.hpp"
+#include "runner.hpp"
+
+namespace grader {
+namespace {
+
+constexpr int kUsageExit = 2;
+constexpr int kErrorExit = 3;
+
+std::vector<int> to_ints(const std::string& s) {
+    std::vector<int> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto comma = std::min(s.find(',', start), s.size());
+        if (comma > start) out.push_back(std::stoi(s.substr(start, comma - start)));
+        start = comma + 1;
+    }
+    return out;
+}
+
+const RunnerExercise& find(const RunnerExercises& exercises, const std::string& exercise, const std::string& variant) {
+    for (const auto& e : exercises)
+        if (e->name() == exercise && e->has(variant)) return *e;
+    throw std::invalid_argument("no variant '" + variant + "' in exercise '" + exercise + "'");
+}
+
+}  // namespace
+
+int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
+    CLI::App app{"GPU Labkit runner: runs one variant of the student's (or the solution's) code on the cases the\n"
+                 "grader wrote, and hands back answers and timings. Started by the grader, not by people.",
+                 argc > 0 ? argv[0] : "runner"};
+    app.require_subcommand(1);
+    int report_fd = 1;  // stdout, for a person; the grader passes its pipe
+    std::string exercise, variant, manifest, answers, sizes, thread_list = "1";
+    int threads = 1, runs = 0;
+    std::uint64_t seed = 0;
+
+    auto* list = app.add_subcommand("list", "the variants: exercise, name, cpu|gpu, summary");
+    auto* check = app.add_subcommand("check", "answer every case of a manifest");
+    auto* time = app.add_subcommand("time", "time a variant at square sizes");
+    for (auto* cmd : {check, time}) {
+        cmd->add_option("EXERCISE", exercise)->required();
+        cmd->add_option("VARIANT", variant)->required();
+        cmd->add_option("--report-fd", report_fd, "where the report lines go");
+    }
+    list->add_option("--report-fd", report_fd, "where the report lines go");
+    check->add_option("--manifest", manifest, "the cases (written by the grader)")->required();
+    check->add_option("--answers", answers, "the folder for the answers (made by the grader)")->required();
+    check->add_option("--threads", threads, "OpenMP threads for CPU variants");
+    time->add_option("--sizes", sizes, "square sizes, N,...")->required();
+    time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
+    time->add_option("--seed", seed, "seed of the random images");
+    time->add_option("--runs", runs, "timed runs (default: adaptive)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : kUsageExit;
+    }
+    Reporter report(report_fd);
+    try {
+        if (*list) {
+            for (const auto& e : exercises) e->list(report);
+        } else if (*check) {
+            find(exercises, exercise, variant).check(variant, manifest, answers, threads, report);
+        } else {
+            TimeRequest r{to_ints(sizes), to_ints(thread_list), seed, {}};
+            r.policy.fixed_runs = runs;
+            find(exercises, exercise, variant).time(variant, r, report);
+        }
+        return 0;
+    } catch (const labkit::NotImplemented& e) {
+        report.send("todo", e.what());
+        return 0;
+    } catch (const std::exception& e) {
+        report.send("error", e.what());
+        return kErrorExit;
+    }
+}
+
+}  // namespace grader

@@ -1,0 +1,11 @@
+// Lab 1's grader: the harness with this lab's exercises. Links no student code.
+#include "contract.hpp"
+#include "lab_main.hpp"
+
+int main(int argc, char** argv) {
+    using namespace integral_image;
+    return grader::lab_main(argc, argv,
+                            {"integral_image", "Lab 1, the integral image (summed-area table)", LABKIT_STUDENT_FILES,
+                             LABKIT_RUNNER},
+                            grader::exercises<IntegralImage, Transpose>());
+}

@@ -1,0 +1,89 @@
+// The variant tables of Lab 1. Adding a configuration is adding a line here.
+#include "tables.hpp"
+
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace integral_image {
+namespace {
+
+using IiVariant = grader::Variant<IntegralImage>;
+using TrVariant = grader::Variant<Transpose>;
+
+IiVariant::CpuFn openmp() {
+    return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); };
+}
+
+#if LABKIT_HAVE_CUDA
+IiVariant::GpuFn pipeline(Pipeline p) {
+    return [p](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
+}
+IiVariant::GpuFn naive() { return pipeline({scan_rows_naive<u8>, scan_rows_naive<u32>, transpose_naive, {}}); }
+IiVariant::GpuFn kogge_stone(int section, int block_rows) {
+    return pipeline({scan_rows_kogge_stone<u8>, scan_rows_kogge_stone<u32>, transpose_tiled, {section, block_rows}});
+}
+IiVariant::GpuFn brent_kung(int section, int block_rows) {
+    return pipeline({scan_rows_brent_kung<u8>, scan_rows_brent_kung<u32>, transpose_tiled, {section, block_rows}});
+}
+IiVariant::GpuFn single_pass(int section, int block_rows) {
+    return pipeline({scan_rows_single_pass<u8>, scan_rows_single_pass<u32>, transpose_tiled, {section, block_rows}});
+}
+TrVariant::GpuFn transpose(TransposeFn fn, Tuning tuning) {
+    return [fn, tuning](View<const u32> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
+        fn(in, out, tuning, ctx);
+    };
+}
+#endif
+
+constexpr const char* kKoggeStone = "Kogge-Stone sections + block sums + add-back; tiled transposes";
+constexpr const char* kBrentKung = "work-efficient up/down-sweep sections, conflict-free padding";
+constexpr const char* kSinglePass = "one-kernel chained row scan, dynamic block ids";
+
+const std::vector<IiVariant>& table() {
+    static const std::vector<IiVariant> rows = {
+        {"cpu-openmp", "rows in parallel, then column strips in parallel", openmp(), {}},
+#if LABKIT_HAVE_CUDA
+        {"gpu-01-naive", "one thread scans a whole row; naive transposes", {}, naive()},
+        {"gpu-02-kogge-stone-s256-b8", kKoggeStone, {}, kogge_stone(256, 8)},
+        {"gpu-02-kogge-stone-s256-b16", kKoggeStone, {}, kogge_stone(256, 16)},
+        {"gpu-02-kogge-stone-s512-b8", kKoggeStone, {}, kogge_stone(512, 8)},
+        {"gpu-02-kogge-stone-s512-b16", kKoggeStone, {}, kogge_stone(512, 16)},
+        {"gpu-02-kogge-stone-s1024-b8", kKoggeStone, {}, kogge_stone(1024, 8)},
+        {"gpu-02-kogge-stone-s1024-b16", kKoggeStone, {}, kogge_stone(1024, 16)},
+        {"gpu-03-brent-kung-s256-b8", kBrentKung, {}, brent_kung(256, 8)},
+        {"gpu-03-brent-kung-s256-b16", kBrentKung, {}, brent_kung(256, 16)},
+        {"gpu-03-brent-kung-s512-b8", kBrentKung, {}, brent_kung(512, 8)},
+        {"gpu-03-brent-kung-s512-b16", kBrentKung, {}, brent_kung(512, 16)},
+        {"gpu-03-brent-kung-s1024-b8", kBrentKung, {}, brent_kung(1024, 8)},
+        {"gpu-03-brent-kung-s1024-b16", kBrentKung, {}, brent_kung(1024, 16)},
+        {"gpu-04-single-pass-s256-b8", kSinglePass, {}, single_pass(256, 8)},
+        {"gpu-04-single-pass-s256-b16", kSinglePass, {}, single_pass(256, 16)},
+        {"gpu-04-single-pass-s512-b8", kSinglePass, {}, single_pass(512, 8)},
+        {"gpu-04-single-pass-s512-b16", kSinglePass, {}, single_pass(512, 16)},
+        {"gpu-04-single-pass-s1024-b8", kSinglePass, {}, single_pass(1024, 8)},
+        {"gpu-04-single-pass-s1024-b16", kSinglePass, {}, single_pass(1024, 16)},
+#endif
+    };
+    return rows;
+}
+
+const std::vector<TrVariant>& transpose_table() {
+    static const std::vector<TrVariant> rows = {
+#if LABKIT_HAVE_CUDA
+        {"transpose-naive", "one thread per element; reads coalesced, writes strided", {}, transpose(transpose_naive, {})},
+        {"transpose-tiled-b8", "32x33 shared tile, diagonal order, 4 elements per thread", {},
+         transpose(transpose_tiled, {kMaxSectionSize, 8})},
+        {"transpose-tiled-b16", "32x33 shared tile, diagonal order, 2 elements per thread", {},
+         transpose(transpose_tiled, {kMaxSectionSize, 16})},
+#endif
+    };
+    return rows;
+}
+
+}  // namespace
+
+std::span<const IiVariant> variants() { return table(); }
+std::span<const TrVariant> transpose_variants() { return transpose_table(); }
+
+}  // namespace integral_image
