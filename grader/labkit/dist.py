@@ -9,7 +9,7 @@ import tempfile
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from .build import BUILD_TIMEOUT_S, build_dir_of, build_option
+from .build import BUILD_TIMEOUT_S, BuildInfo, build_dir_of, build_option
 from .proc import capture
 from .submissions import TAR_FILTER
 from .util import ROOT, LabkitError, kit_path, rel, say
@@ -114,7 +114,8 @@ def verify_dist(tarball, args):
             say(f"\ndist verification FAILED at '{name}' (exit {rc}{', timed out' if timed_out else ''}); "
                 f"the unpacked tree is kept in {tree}")
             return 1
-    if (tree / "build" / "solutions").exists():
+    built = BuildInfo.read(tree / "build")
+    if any(lab.solution_runner for lab in built.labs):
         say(f"\ndist verification FAILED: the student tree built a reference; kept in {tree}")
         return 1
     shutil.rmtree(tmp)
