@@ -1,7 +1,7 @@
 // What a lab tells the harness about one exercise, shared by the grader and the runner.
 //
 // An exercise is one variant table plus its contract. A contract is a struct C with:
-//   name, reference_name           "integral_image", "cpu-sequential"
+//   name, reference_name           the exercise's name, and the name its reference has in tables
 //   In, Out, Params                pixel types and run-time parameters (grader::NoParams if none)
 //   output_size(w, h, params)      the output's width and height
 //   make_input(pattern, w, h, seed)  a test image of In for a shared pattern (labkit::Pattern)
@@ -15,7 +15,7 @@
 //   reference(in, out, params)     the sequential reference
 //   picture(out)                   a gray picture of an output, for `run`
 //   lab_cases(seed)                optional: the lab's own cases beyond the shared ones
-// docs/adding_a_lab.md walks through Lab 1's contract.
+// docs/adding_a_lab.md walks through a worked example.
 #pragma once
 
 #include <cstdint>
@@ -76,7 +76,7 @@ struct Variant {
     using CpuFn = std::function<void(labkit::View<const In>, labkit::View<Out>, const Params&, int threads)>;
     using GpuFn = std::function<void(labkit::View<const In>, labkit::View<Out>, const Params&, labkit::GpuContext&)>;
 
-    std::string_view name;     // includes its configuration, e.g. "gpu-02-kogge-stone-s512-b8"
+    std::string_view name;     // includes its configuration, e.g. "gpu-02-tiled-b16"
     std::string_view summary;  // one line for tables and `list`
     CpuFn cpu;
     GpuFn gpu;

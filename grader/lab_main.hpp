@@ -2,9 +2,8 @@
 // grader main() describes the lab and hands over its exercises:
 //
 //   int main(int argc, char** argv) {
-//       return grader::lab_main(argc, argv, {"integral_image", "the integral image (summed-area table)",
-//                                            LABKIT_STUDENT_FILES, LABKIT_RUNNER},
-//                               grader::exercises<IntegralImage, Transpose>());
+//       return grader::lab_main(argc, argv, {"my_lab", "Lab N, what it computes", LABKIT_STUDENT_FILES, LABKIT_RUNNER},
+//                               grader::exercises<MainExercise, SecondExercise>());
 //   }
 // The lab's meson.build defines LABKIT_STUDENT_FILES (its one list of student files, comma-
 // separated) and LABKIT_RUNNER (the runner built from labs/, the default --runner).
@@ -22,8 +21,8 @@
 namespace grader {
 
 struct LabDescription {
-    std::string name;   // "integral_image"
-    std::string title;  // "the integral image (summed-area table)"
+    std::string name;   // the lab's folder name
+    std::string title;  // for --help: "Lab N, what it computes"
     std::string student_files;   // "cpu_openmp.cpp,01_naive.cu,..." in the handout's order
     std::string default_runner;  // the runner of labs/<lab>
 };

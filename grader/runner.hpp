@@ -5,8 +5,8 @@
 //
 // A lab's runner main():
 //   int main(int argc, char** argv) {
-//       return grader::runner_main(argc, argv, grader::runner_exercises<IntegralImage, Transpose>(
-//           integral_image::variants(), integral_image::transpose_variants()));
+//       return grader::runner_main(argc, argv, grader::runner_exercises<MainExercise, SecondExercise>(
+//           my_lab::variants(), my_lab::second_variants()));
 //   }
 #pragma once
 

@@ -19,7 +19,7 @@ from .util import RESULTS, LabkitError, print_table, rel, say
 SANITIZER_ERROR_EXIT = 99
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
-SANITIZE_SIZES = "1x1,1x4099,4099x1,7x5,31x33,255x257,1000x700"
+SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (grader/cases.hpp)
 
 
 def sanitizer_findings(log_text):

@@ -15,6 +15,7 @@
 
 #include "labkit/gpu_context.hpp"
 #include "labkit/image.hpp"
+#include "labkit/not_for_students.hpp"
 
 namespace integral_image {
 
@@ -25,8 +26,10 @@ using Input = View<const std::uint8_t>;
 using Output = View<std::uint32_t>;
 
 // ---- CPU ---------------------------------------------------------------------------------------
-// The baseline, cpu-sequential, is the grader's reference: it lives in kit/reference.cpp and is
-// not linked with your code, so your code cannot call it.
+// The baseline, cpu-sequential, is the grader's reference (kit/reference.cpp): it is not linked
+// with your code, and a call to it stops the build with this message.
+LABKIT_NOT_FOR_STUDENTS("cpu_sequential is the grader's reference and is not linked with student code: write your own loops")
+void cpu_sequential(Input in, Output out);
 // Student: rows in parallel, then columns cache-friendly (cpu_openmp.cpp). threads >= 1.
 void cpu_openmp(Input in, Output out, int threads);
 
