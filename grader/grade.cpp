@@ -53,7 +53,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
     std::vector<bool> answered(ex.cases(), false);
-    std::string current;
+    std::string current, malformed;
     const std::string diff_dir = o.diff_dir.empty() ? "" : o.diff_dir + "/" + o.label;
     const auto out = spawn(
         {o.runner, "check", v.exercise, v.name, "--manifest", ex.manifest().string(), "--answers", answers.string(),
@@ -78,7 +78,8 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                 const fs::path file = answers / answer_name(i);
                 auto j = ex.judge(i, file, diff_dir, v.name);
                 const std::string guard = f.size() > 1 ? f[1] : "";
-                if (!guard.empty()) j = {false, guard + (j.detail.empty() ? "" : "; " + j.detail), j.diff};
+                if (!guard.empty()) j = {false, guard + (j.detail.empty() ? "" : "; " + j.detail), j.diff, j.malformed};
+                if (j.malformed && malformed.empty()) malformed = ex.case_name(i) + ": " + j.detail;
                 std::error_code ec;
                 fs::remove(file, ec);
                 CaseResult c{ex.case_name(i), j.pass ? Status::pass : Status::fail, j.detail, j.diff};
@@ -106,6 +107,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     } else if (out.end != ChildOutcome::End::exited || out.exit_code != 0) {
         r.status = Status::error;
         r.detail = where + "the runner " + out.describe();
+    } else if (!malformed.empty()) {
+        r.status = Status::error;
+        r.detail = malformed;
     } else if (unanswered > 0) {
         // An exit with cases left unanswered is never a pass, whatever was printed.
         r.status = Status::error;

@@ -33,11 +33,13 @@ struct PerfSettings {
     std::uint64_t seed = 0;
 };
 
-// A case's answer judged: pass or fail, with the first mismatch and a diff image.
+// A case's answer judged: pass or fail, with the first mismatch and a diff image. A missing,
+// short or malformed answer file is not a wrong answer but a broken runner.
 struct Judgement {
     bool pass = false;
     std::string detail;
     std::string diff;
+    bool malformed = false;
 };
 
 class GraderExercise {
@@ -110,13 +112,13 @@ public:
         try {
             got = read_raw<Out>(answer);
         } catch (const std::exception& e) {
-            return {false, e.what(), ""};
+            return {false, e.what(), "", true};
         }
         if (got.width() != c.want.width() || got.height() != c.want.height())
             return {false,
                     "the answer is " + size_name({got.width(), got.height()}) + ", want " +
                         size_name({c.want.width(), c.want.height()}),
-                    ""};
+                    "", true};
         const auto m = compare<Out>(got.view(), c.want.view(), C::comparison);
         Judgement j{m.ok(), describe(m, got.pixels(), C::comparison), ""};
         if (!m.ok() && !diff_dir.empty()) {
