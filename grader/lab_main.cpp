@@ -59,7 +59,8 @@ struct Commands {
 
     int list(const std::string& runner, double timeout) const {
         for (const auto& v : list_variants(runner, exercises, timeout))
-            std::printf("%s\t%s\t%s\t%s\n", v.name.c_str(), v.kind.c_str(), v.summary.c_str(), v.exercise.c_str());
+            std::printf("%s\t%s\t%s\t%s\t%s\n", v.name.c_str(), v.kind.c_str(), v.summary.c_str(), v.exercise.c_str(),
+                        v.reference ? "reference" : "student");
         return 0;
     }
 
@@ -121,7 +122,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         cmd->add_option("--runner", runner, "the runner program to drive (default: the starter's, " + lab.default_runner + ")");
     };
 
-    auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise");
+    auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise, reference|student");
     add_runner(list);
 
     auto* list_files = app.add_subcommand("list-files", "the files a student edits (what a submission hands in)");

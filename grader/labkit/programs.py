@@ -58,13 +58,14 @@ def query(grader, *args):
 
 
 def list_variants(grader, runner):
-    """[{name, kind, summary}] in the grader's order; columns past the third (the exercise a
-    variant belongs to, ...) are not used here."""
+    """[{name, kind, summary, reference}] in the grader's order. The grader prints name, kind,
+    summary, exercise and "reference" or "student"; the exercise is not used here."""
     rows = []
     for line in query(grader, "list", "--runner", runner):
         parts = line.split("\t")
         rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
-                     "summary": parts[2].strip() if len(parts) > 2 else ""})
+                     "summary": parts[2].strip() if len(parts) > 2 else "",
+                     "reference": len(parts) > 4 and parts[4].strip() == "reference"})
     return rows
 
 

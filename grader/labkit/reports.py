@@ -17,12 +17,14 @@ SHOWN = {
 
 
 def placeholder(lab, label, variants, status, detail):
-    """A report for a run that produced none (build error, crash, timeout): every variant gets
-    status; without a variant list, one variant "*" stands for all."""
+    """A report for a run that produced none (build error, crash, timeout): every student variant
+    gets status (the grader's references are not the student's); without a variant list, one
+    variant "*" stands for all."""
+    students = [v for v in variants or [] if not v.get("reference")]
     return {"lab": lab, "label": label, "environment": {}, "cases": [], "performance": [],
             "variants": [{"name": v["name"], "kind": v.get("kind", ""), "status": status,
                           "detail": detail, "cases_passed": 0, "cases_failed": 0}
-                         for v in (variants or [{"name": "*", "kind": ""}])]}
+                         for v in (students or [{"name": "*", "kind": ""}])]}
 
 
 def failing(report):
@@ -30,8 +32,9 @@ def failing(report):
 
 
 def counts(report):
-    """(passed, total): total leaves out skipped variants (e.g. GPU variants without a GPU)."""
-    vs = report.get("variants", [])
+    """(passed, total) of the student's variants: the grader's own references are not the
+    student's work, and total leaves out skipped variants (e.g. GPU variants without a GPU)."""
+    vs = [v for v in report.get("variants", []) if not v.get("reference")]
     passed = sum(v.get("status") == "pass" for v in vs)
     total = sum(v.get("status") != "skipped" for v in vs)
     return passed, total
