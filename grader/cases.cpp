@@ -13,8 +13,6 @@ std::vector<Size> default_sizes() {
 }
 
 std::vector<Size> parse_sizes(const std::string& text) {
-    if (text == "quick") return quick_sizes();
-    if (text == "default") return default_sizes();
     std::vector<Size> sizes;
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -22,6 +20,11 @@ std::vector<Size> parse_sizes(const std::string& text) {
         const std::string item = text.substr(start, comma - start);
         start = comma + 1;
         if (item.empty()) continue;
+        if (item == "quick" || item == "default") {
+            const auto named = item == "quick" ? quick_sizes() : default_sizes();
+            sizes.insert(sizes.end(), named.begin(), named.end());
+            continue;
+        }
         const auto x = item.find('x');
         std::size_t used_w = 0, used_h = 0;
         int w = 0, h = 0;

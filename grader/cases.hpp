@@ -22,7 +22,8 @@ inline constexpr std::array kDefaultPerfSizes = {1024, 2048, 4096, 8192};
 // The default correctness sizes: the quick ones, then the large ones.
 std::vector<Size> default_sizes();
 std::vector<Size> quick_sizes();
-// "quick", "default", or a list "WxH,N,...". Throws std::invalid_argument.
+// A list of sizes "WxH,N,...", where "quick" and "default" stand for those lists
+// (e.g. "quick,4097x2049"). Throws std::invalid_argument.
 std::vector<Size> parse_sizes(const std::string& text);
 std::string size_name(Size s);  // "1024x768"
 

@@ -142,7 +142,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         "and grading goes on.");
     add_runner(grade_cmd);
     grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str();
-    grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,... or 'quick' or 'default'")->capture_default_str();
+    auto* sizes_opt = grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
+                          ->capture_default_str();
     grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default 1024,2048,4096,8192; --quick 1024,2048)");
     grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)");
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
@@ -185,7 +186,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         g.check = !no_check;
         g.time = !no_perf;
         g.variant_globs = split_commas(globs);
-        g.cases.sizes = parse_sizes(quick && sizes == "default" ? "quick" : sizes);
+        g.cases.sizes = parse_sizes(quick && sizes_opt->count() == 0 ? "quick" : sizes);  // --sizes wins
         g.cases.photos_dir = photos;
         g.cases.seed = *seed_opt ? seed
                                  : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %

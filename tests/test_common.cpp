@@ -128,6 +128,7 @@ TEST_CASE("tables render for terminal, Markdown and CSV", "[common][table]") {
 TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][protocol]") {
     CHECK(grader::parse_sizes("1024x768,512") == std::vector<grader::Size>{{1024, 768}, {512, 512}});
     CHECK(grader::parse_sizes("quick") == grader::quick_sizes());
+    CHECK(grader::parse_sizes("quick,9x9").size() == grader::kQuickSizes.size() + 1);
     CHECK(grader::default_sizes().size() == grader::kQuickSizes.size() + grader::kLargeSizes.size());
     CHECK_THROWS_AS(grader::parse_sizes("0x5"), std::invalid_argument);
     CHECK_THROWS_AS(grader::parse_sizes("axb"), std::invalid_argument);
