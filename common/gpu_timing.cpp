@@ -2,8 +2,16 @@
 
 namespace labkit {
 
+namespace {
+bool g_dry_run = false;  // one runner process does one thing: no threads share it
+}
+
+void set_dry_run(bool on) { g_dry_run = on; }
+bool dry_run() { return g_dry_run; }
+
 namespace detail {
-[[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+void on_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+    if (g_dry_run) return;
     throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + cudaGetErrorName(err) + " (" +
                     cudaGetErrorString(err) + ") in " + expr);
 }

@@ -121,6 +121,21 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     return r;
 }
 
+// A GPU variant on a machine that cannot run it: written (compiled, not checked) or TODO.
+VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, const std::string& why, const fs::path& work) {
+    VariantResult r = start_result(v);
+    const auto out = spawn({o.runner, "dry", v.exercise, v.name, "--report-fd", std::to_string(kReportFd)},
+                           {o.timeout_s, (work / (v.name + "-dry.log")).string()});
+    if (const auto todo = out.last("todo"); !todo.empty()) {
+        r.status = Status::todo;
+        r.detail = todo;
+    } else {
+        r.status = Status::not_run;
+        r.detail = why + " (compiled)";
+    }
+    return r;
+}
+
 std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o,
                                     const fs::path& work, labkit::Progress& progress, std::string& problem) {
     std::vector<PerfLine> lines;
@@ -192,8 +207,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         if (v.reference) {
             r.detail = "the reference";
         } else if (v.kind == "gpu" && !report.device.available) {
-            r.status = Status::skipped;
-            r.detail = report.device.unavailable_reason;
+            r = dry_run_variant(v, o, report.device.unavailable_reason, work.path());
         } else if (!o.check) {
             r.detail = "not checked (--no-check)";
         } else {

@@ -126,6 +126,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     add_runner(list);
 
     auto* list_files = app.add_subcommand("list-files", "the files a student edits (what a submission hands in)");
+    auto* device = app.add_subcommand("device", "the GPU this machine has: 'gpu<TAB>NAME', or 'none<TAB>WHY' (exit 1)");
 
     GradeOptions g;
     std::string sizes = "default", perf_sizes, globs = "*", threads;
@@ -179,6 +180,11 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         app.parse(argc, argv);
         if (*list) return commands.list(runner, timeout);
         if (*list_files) return commands.list_files();
+        if (*device) {
+            const auto d = probe_device(false, timeout);
+            std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());
+            return d.available ? 0 : 1;
+        }
         if (*run_cmd) return commands.run(runner, variant, input, output, raw, run_threads, timeout);
 
         g.runner = runner;

@@ -318,7 +318,9 @@ void print_environment(const Report& r) {
                     r.device.name.c_str(), r.device.sms, r.device.memory_gib, r.device.cc_major, r.device.cc_minor,
                     r.device.driver_version.c_str(), r.device.runtime_version.c_str(), r.device.copy_gbps);
     else
-        std::printf("GPU: none (%s): GPU variants are skipped, not passed\n", r.device.unavailable_reason.c_str());
+        std::printf("GPU: none (%s): GPU variants are not run here, never passed: 'TODO' when not written yet,\n"
+                    "     'not run' when written and compiled (check them on a GPU)\n",
+                    r.device.unavailable_reason.c_str());
     std::printf("CPU: %s, %d threads; %s; seed %llu (rerun with --seed %llu)\n\n", r.host.cpu_model.c_str(),
                 r.host.threads, r.host.date.c_str(), static_cast<unsigned long long>(r.seed),
                 static_cast<unsigned long long>(r.seed));

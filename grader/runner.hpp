@@ -41,6 +41,10 @@ public:
     virtual void check(const std::string& variant, const std::string& manifest, const std::string& answers, int threads,
                        Reporter& report) const = 0;
     virtual void time(const std::string& variant, const TimeRequest& request, Reporter& report) const = 0;
+    // Without a GPU: calls a GPU variant on empty images with CUDA errors counted, not thrown
+    // (labkit::set_dry_run), so a step that is not written yet throws NotImplemented (TODO)
+    // and one that is written runs through: "compiled", not checked.
+    virtual void dry(const std::string& variant, Reporter& report) const = 0;
 };
 
 template <class C>
@@ -118,6 +122,20 @@ public:
 #endif
             }
         }
+    }
+
+    void dry(const std::string& variant, Reporter& report) const override {
+        const Variant<C>& v = *find(variant);
+        if (v.gpu) {
+#if LABKIT_HAVE_CUDA
+            labkit::set_dry_run(true);
+            labkit::Workspace workspace;
+            labkit::ImagePool pool(poison_byte<Out>());
+            labkit::GpuContext ctx{nullptr, &workspace, &pool, nullptr};
+            v.gpu(labkit::View<const In>{}, labkit::View<Out>{}, Params{}, ctx);
+#endif
+        }
+        report.send("compiled", std::string(variant));
     }
 
 private:

@@ -42,7 +42,8 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     auto* list = app.add_subcommand("list", "the variants: exercise, name, cpu|gpu, summary");
     auto* check = app.add_subcommand("check", "answer every case of a manifest");
     auto* time = app.add_subcommand("time", "time a variant at square sizes");
-    for (auto* cmd : {check, time}) {
+    auto* dry = app.add_subcommand("dry", "without a GPU: is a GPU variant written (compiled) or a TODO?");
+    for (auto* cmd : {check, time, dry}) {
         cmd->add_option("EXERCISE", exercise)->required();
         cmd->add_option("VARIANT", variant)->required();
         cmd->add_option("--report-fd", report_fd, "where the report lines go");
@@ -68,6 +69,8 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
             for (const auto& e : exercises) e->list(report);
         } else if (*check) {
             find(exercises, exercise, variant).check(variant, manifest, answers, threads, report);
+        } else if (*dry) {
+            find(exercises, exercise, variant).dry(variant, report);
         } else {
             TimeRequest r{to_ints(sizes), to_ints(thread_list), seed, {}};
             r.policy.fixed_runs = runs;

@@ -5,13 +5,15 @@
 
 namespace grader {
 
-enum class Status { pass, fail, todo, skipped, timeout, crash, error };
+// not_run: written and compiled, but not checked here (a GPU variant on a machine without a GPU).
+enum class Status { pass, fail, todo, not_run, skipped, timeout, crash, error };
 
 constexpr std::string_view status_name(Status s) {
     switch (s) {
         case Status::pass: return "pass";
         case Status::fail: return "fail";
         case Status::todo: return "todo";
+        case Status::not_run: return "not-run";
         case Status::skipped: return "skipped";
         case Status::timeout: return "timeout";
         case Status::crash: return "crash";
@@ -26,6 +28,7 @@ constexpr std::string_view status_label(Status s) {
         case Status::pass: return "PASS";
         case Status::fail: return "FAIL";
         case Status::todo: return "TODO";
+        case Status::not_run: return "not run";
         case Status::skipped: return "skipped";
         case Status::timeout: return "TIMEOUT";
         case Status::crash: return "CRASH";
@@ -34,7 +37,7 @@ constexpr std::string_view status_label(Status s) {
     return "?";
 }
 
-// Problems that count against a submission; TODO and skipped do not.
+// Problems that count against a submission; TODO, not run and skipped do not.
 constexpr bool is_failure(Status s) {
     return s == Status::fail || s == Status::timeout || s == Status::crash || s == Status::error;
 }

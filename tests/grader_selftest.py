@@ -48,21 +48,24 @@ def main():
             if mode == "solution-gpu" and not has_gpu:
                 print("skipped: no CUDA device")
                 sys.exit(SKIP)
-            bad = [v for v in res["variants"] if v["status"] not in ("pass", "skipped")]
+            # Without a GPU, a GPU row of the solution is "not run (compiled)": never skipped, never TODO.
+            bad = [v for v in res["variants"] if v["status"] not in ("pass", "not-run")]
             if not any(v["reference"] for v in res["variants"]):
                 fail("no reference row in the report")
             if bad or code != 0:
                 fail(f"exit {code}; not passing: {[(v['name'], v['status'], v['detail']) for v in bad]}")
-            skipped = [v["name"] for v in res["variants"] if v["status"] == "skipped"]
-            if has_gpu and skipped:
-                fail(f"a GPU is present but these were skipped: {skipped}")
+            unchecked = [v["name"] for v in res["variants"] if v["status"] == "not-run"]
+            if has_gpu and unchecked:
+                fail(f"a GPU is present but these were not run: {unchecked}")
+            if not has_gpu and any(v["kind"] == "gpu" and v["status"] != "not-run" for v in res["variants"]):
+                fail("without a GPU, every GPU row of the solution must read 'not run' (compiled)")
             if not any(v["status"] == "pass" and v["kind"] == "cpu" for v in res["variants"]):
                 fail("no CPU variant passed")
         elif mode == "starter":
             code, res = grade(grader, runner, [], tmp)
             for v in res["variants"]:
                 want = "pass" if v["reference"] else "todo"
-                if v["status"] not in (want, "skipped"):
+                if v["status"] != want:
                     fail(f"{v['name']}: {v['status']} ({v['detail']}), want {want}")
             if code != 0:
                 fail(f"exit {code}: TODO rows must not fail the run")

@@ -37,8 +37,9 @@ def make_parser():
         "reports go to results/<lab>-<label>.{json,md,csv}, diff images of failures to "
         "results/diff/, and a side-by-side summary is printed.",
         epilog="Statuses: pass; FAIL (first mismatch, diff PNG); TODO (not implemented yet); "
-        "TIMEOUT; CRASH; ERROR (a CUDA or other error); build-error; skipped (e.g. no CUDA "
-        "device).\nExit status: 0 when every implemented variant passed, 1 otherwise.")
+        "TIMEOUT; CRASH; ERROR (a CUDA or other error); build-error; not run (a GPU variant "
+        "that compiled, on a machine without a CUDA device: NOT checked); skipped."
+        "\nExit status: 0 when every implemented variant passed, 1 otherwise.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to grade (default: all)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--solution", action="store_true", help="grade only the reference solution")

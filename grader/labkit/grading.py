@@ -180,8 +180,9 @@ def grade_default(args, labs):
         if any(r and reports.failing(r) for r in (student, solution)):
             exit_status = 1
         if student:
-            p, t = reports.counts(student)
-            say(f"student: {p}/{t} variants pass; results/{name}-student.md has the tables for the report")
+            say(f"student: {reports.student_summary(student)}")
+            if student.get("environment"):  # a report of this run, not a stand-in for a build error
+                say(f"results/{name}-student.md has the tables for the report")
     reports.write_run_outputs(args, runs, exit_status)
     return exit_status
 

@@ -7,12 +7,14 @@ from pathlib import Path
 
 from .util import say
 
-# Statuses that make `grade` exit 1. todo and skipped do not: an unimplemented step or a machine
-# without a GPU is not a failure of what was implemented.
+# Statuses that make `grade` exit 1. todo, not-run and skipped do not: an unimplemented step or a
+# machine without a GPU is not a failure of what was implemented.
 FAILING = {"fail", "timeout", "crash", "error", "build-error"}
+# Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
+UNCHECKED = {"not-run", "skipped"}
 SHOWN = {
-    "pass": "pass", "fail": "FAIL", "todo": "TODO", "skipped": "skipped", "timeout": "TIMEOUT",
-    "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
+    "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
+    "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
 }
 
 
@@ -33,11 +35,28 @@ def failing(report):
 
 def counts(report):
     """(passed, total) of the student's variants: the grader's own references are not the
-    student's work, and total leaves out skipped variants (e.g. GPU variants without a GPU)."""
+    student's work, and total leaves out what was not checked here (GPU variants without a GPU)."""
     vs = [v for v in report.get("variants", []) if not v.get("reference")]
     passed = sum(v.get("status") == "pass" for v in vs)
-    total = sum(v.get("status") != "skipped" for v in vs)
+    total = sum(v.get("status") not in UNCHECKED for v in vs)
     return passed, total
+
+
+def student_summary(report):
+    """One line on the student's variants: what passed, what is still TODO, and what compiled
+    but could not be checked on this machine (never to be mistaken for a pass)."""
+    vs = [v for v in report.get("variants", []) if not v.get("reference")]
+    passed, total = counts(report)
+    todo = sum(v.get("status") == "todo" for v in vs)
+    not_run = [v for v in vs if v.get("status") == "not-run"]
+    text = f"{passed}/{total} checked variants pass"
+    if todo:
+        text += f", {todo} TODO"
+    if not_run:
+        why = str(not_run[0].get("detail", "")).replace(" (compiled)", "")
+        text += (f"; {len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
+                 f"checked here ({why})")
+    return text
 
 
 def tally(report):
@@ -113,7 +132,7 @@ def print_details(report, title):
     """One line per variant that did not pass, with the grader's detail (first mismatch, ...);
     one line in all when every variant failed the same way (a crash or timeout of the process)."""
     bad = [v for v in report.get("variants", [])
-           if v.get("status") not in ("pass", "todo", "skipped", "build-error")]
+           if v.get("status") not in ("pass", "todo", "not-run", "skipped", "build-error")]
     why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
         f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
     if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:

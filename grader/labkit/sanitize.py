@@ -9,8 +9,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from .build import build_dir_of, open_build
-from .programs import lab_programs, list_variants
-from .proc import execute, tool_env
+from .programs import build_grader, lab_programs, list_variants
+from .proc import capture, execute, tool_env
 from .reports import FAILING
 from .util import RESULTS, LabkitError, print_table, rel, say
 
@@ -33,8 +33,23 @@ def find_sanitizer():
     found = shutil.which("compute-sanitizer", path=tool_env().get("PATH"))
     path = found or "/usr/local/cuda/bin/compute-sanitizer"
     if not Path(path).exists():
-        raise LabkitError("compute-sanitizer not found: it ships with the CUDA toolkit (/usr/local/cuda/bin)")
+        raise LabkitError("compute-sanitizer not found: it ships with the CUDA toolkit (/usr/local/cuda/bin); "
+                          "--sanitize needs the toolkit and a machine with a CUDA device")
     return path
+
+
+def require_gpu(build):
+    """compute-sanitizer watches kernels as they run: without a CUDA device there is nothing to
+    watch, so say that first (not "not found")."""
+    lab = build.labs[0] if build.labs else None
+    if lab is None:
+        return
+    grader = build_grader(build, lab)
+    rc, out, _ = capture([grader, "device"], timeout=120)
+    if rc != 0:
+        why = out.strip().split("\t", 1)[-1] or "no CUDA device"
+        raise LabkitError(f"--sanitize needs a machine with a CUDA device, and this one has none ({why}): "
+                          "compute-sanitizer checks kernels while they run on the GPU")
 
 
 def sanitize_variant(sanitizer, tool, grader, runner, label, variant, out_dir, args):
@@ -65,10 +80,11 @@ def grade_sanitized(args, labs):
     quick sizes without timing: a race, an out-of-bounds access or a misplaced barrier is reported
     against the variant that has it, even when the output happened to come out right."""
     tool = args.sanitize
-    sanitizer = find_sanitizer()
     build = open_build(build_dir_of(args))
     if build.cuda is False:  # absent: an older build description; let the grader decide
         raise LabkitError(f"{rel(build.dir)} was built without CUDA: there is no GPU variant to sanitize")
+    require_gpu(build)
+    sanitizer = find_sanitizer()
     label = "solution" if args.solution else "student"
     globs = args.variants.split(",") if args.variants else ["*"]
     any_finding = False
