@@ -1,7 +1,8 @@
 """`labkit test`: meson test, streamed, ending in one line "N passed, M failed, K skipped"."""
-
+import json
 import re
 import sys
+from pathlib import Path
 
 from .build import build_dir_of, ensure_configured, ninja
 from .proc import stream
@@ -42,6 +43,27 @@ class MesonOutput:
         return passed, len(statuses) - passed - skipped, skipped
 
 
+def skip_reasons(build_dir):
+    """(test, the last line it printed) of each skipped test of the last run, so that a skip
+    says why ("no CUDA device", "you have edited cpu_openmp.cpp", ...)."""
+    log = Path(build_dir) / "meson-logs" / "testlog.json"
+    reasons = []
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return reasons
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("result") == "SKIP":
+            said = [l for l in str(entry.get("stdout", "")).splitlines() if l.strip()]
+            why = said[-1].strip() if said else "no reason given"
+            reasons.append((entry.get("name", "?"), re.sub(r"^skipped:\s*", "", why)))
+    return reasons
+
+
 def cmd_test(args):
     build_dir = build_dir_of(args)
     try:
@@ -69,6 +91,8 @@ def cmd_test(args):
         return 1
     for line in output.held:
         say(line)
+    for name, why in skip_reasons(build_dir):
+        say(f"skipped: {name}: {why}")
     passed, failed, skipped = output.tally()
     if rc != 0 and failed == 0:
         failed = 1  # meson itself failed (no tests matched the suite, a build error, ...)
