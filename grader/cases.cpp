@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "labkit/image_io.hpp"
+
 namespace grader {
 
 std::vector<Size> quick_sizes() { return {kQuickSizes.begin(), kQuickSizes.end()}; }
@@ -37,6 +39,11 @@ std::vector<Size> parse_sizes(const std::string& text) {
         const bool whole = used_w == (x == std::string::npos ? item.size() : x) &&
                            (x == std::string::npos || used_h == item.size() - x - 1);
         if (!whole || w < 1 || h < 1) throw std::invalid_argument("bad size '" + item + "': expected N or WxH, N >= 1");
+        try {
+            labkit::check_image_size(w, h, "size " + item);
+        } catch (const std::exception& e) {
+            throw std::invalid_argument(e.what());
+        }
         sizes.push_back({w, h});
     }
     if (sizes.empty()) throw std::invalid_argument("no sizes in '" + text + "'");

@@ -169,6 +169,15 @@ std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, 
 
 }  // namespace
 
+void validate_variants(const GradeOptions& o, const Exercises& exercises) {
+    const auto all = list_variants(o.runner, exercises, o.timeout_s);
+    for (const auto& g : o.variant_globs) {
+        const bool any = std::any_of(all.begin(), all.end(),
+                                     [&](const RunnerVariant& v) { return ::fnmatch(g.c_str(), v.name.c_str(), 0) == 0; });
+        if (!any) throw std::invalid_argument("--variants: '" + g + "' matches no variant (see ./labkit list)");
+    }
+}
+
 int grade(const LabDescription& lab, const Exercises& exercises, const GradeOptions& o) {
     const auto all = list_variants(o.runner, exercises, o.timeout_s);
     std::vector<RunnerVariant> chosen;

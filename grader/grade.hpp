@@ -20,6 +20,9 @@ struct GradeOptions {
     std::string diff_dir, label, json, csv, markdown;
 };
 
+// Throws std::invalid_argument when a --variants pattern matches no variant of the runner.
+void validate_variants(const GradeOptions& options, const Exercises& exercises);
+
 // Returns the exit status: 0 when nothing failed, 1 otherwise.
 int grade(const LabDescription& lab, const Exercises& exercises, const GradeOptions& options);
 

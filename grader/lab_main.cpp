@@ -1,7 +1,11 @@
 #include "lab_main.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <thread>
 
@@ -18,6 +22,18 @@ namespace {
 
 constexpr int kUsageExit = 2;
 constexpr double kDefaultTimeoutS = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
+
+// Counts and seconds: 0, negative or not a number is refused, with a message that says so.
+const CLI::Validator kPositive(
+    [](std::string& text) {
+        try {
+            std::size_t used = 0;
+            if (std::stod(text, &used) > 0 && used == text.size()) return std::string();
+        } catch (const std::exception&) {
+        }
+        return "must be a number above 0, not '" + text + "'";
+    },
+    "> 0", "positive");
 
 std::vector<int> thread_sweep() {
     const int cores = std::max(1u, std::thread::hardware_concurrency());
@@ -38,6 +54,25 @@ std::vector<std::string> split_commas(const std::string& s) {
     return out;
 }
 
+// An output file must be writable before any work is done: its folder exists and is writable,
+// and the path is not a folder. Throws std::invalid_argument naming the option.
+void check_output_path(const std::string& path, const std::string& option) {
+    if (path.empty()) return;
+    namespace fs = std::filesystem;
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) throw std::invalid_argument(option + " " + path + ": is a folder, not a file");
+    if (!fs::is_directory(dir, ec)) throw std::invalid_argument(option + " " + path + ": no folder " + dir.string());
+    if (::access(dir.c_str(), W_OK) != 0) throw std::invalid_argument(option + " " + path + ": cannot write into " + dir.string());
+}
+
+std::string lowercase_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
 std::vector<int> to_ints(const std::vector<std::string>& items, const std::string& what) {
     std::vector<int> out;
     for (const auto& i : items) {
@@ -47,7 +82,7 @@ std::vector<int> to_ints(const std::vector<std::string>& items, const std::strin
             v = std::stoi(i, &used);
         } catch (const std::exception&) {
         }
-        if (used != i.size() || v < 1) throw CLI::ValidationError(what, "'" + i + "' is not a positive whole number");
+        if (used != i.size() || v < 1) throw std::invalid_argument(what + ": '" + i + "' is not a positive whole number");
         out.push_back(v);
     }
     return out;
@@ -73,7 +108,12 @@ struct Commands {
             const std::string& raw, int threads, double timeout) const {
         const auto variants = list_variants(runner, exercises, timeout);
         const auto it = std::find_if(variants.begin(), variants.end(), [&](const RunnerVariant& v) { return v.name == variant; });
-        if (it == variants.end()) throw CLI::ValidationError("VARIANT", "no variant '" + variant + "' (see `" + lab.name + " list`)");
+        if (it == variants.end())
+            throw std::invalid_argument("no variant '" + variant + "' (see `./labkit list " + lab.name + "`)");
+        if (lowercase_extension(output) != ".png")
+            throw std::invalid_argument("--output " + output + ": the picture is written as PNG; name it .png");
+        check_output_path(output, "--output");
+        check_output_path(raw, "--raw");
         if (it->kind == "gpu") {
             const auto device = probe_device(false, timeout);
             if (!device.available)
@@ -146,11 +186,13 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     auto* sizes_opt = grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
                           ->capture_default_str();
     grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default 1024,2048,4096,8192; --quick 1024,2048)");
-    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)");
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
     grade_cmd->add_flag("--no-perf", no_perf, "check only");
     grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; never for grading)");
-    grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")->capture_default_str();
+    grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")
+        ->capture_default_str()
+        ->check(kPositive);
     grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
     grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
     grade_cmd->add_option("--diff-dir", g.diff_dir, "where diff images of failing cases go")->capture_default_str();
@@ -159,6 +201,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
     grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
     grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)");
+    bool validate_only = false;
+    grade_cmd->add_flag("--validate-only", validate_only,
+                        "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
 
     std::string variant, input, output, raw;
     int run_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -172,8 +217,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     run_cmd->add_option("--input", input, "image to read")->required();
     run_cmd->add_option("--output", output, "picture to write (PNG)")->required();
     run_cmd->add_option("--raw", raw, "also write the raw values");
-    run_cmd->add_option("--threads", run_threads, "OpenMP threads for CPU variants")->capture_default_str();
-    run_cmd->add_option("--timeout", timeout, "kill the runner after this many seconds without progress")->capture_default_str();
+    run_cmd->add_option("--threads", run_threads, "OpenMP threads for CPU variants")->capture_default_str()->check(kPositive);
+    run_cmd->add_option("--timeout", timeout, "kill the runner after this many seconds without progress")
+        ->capture_default_str()
+        ->check(kPositive);
 
     const std::string prefix = lab.name + " " + (argc > 1 ? argv[1] : "");
     try {
@@ -207,12 +254,28 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         }
         g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
         g.perf.policy.fixed_runs = runs;
+        for (const int n : g.perf.sizes) {
+            try {
+                labkit::check_image_size(n, n, "--perf-sizes " + std::to_string(n));
+            } catch (const std::exception& e) {
+                throw std::invalid_argument(e.what());
+            }
+        }
+        check_output_path(g.json, "--json");
+        check_output_path(g.csv, "--csv");
+        check_output_path(g.markdown, "--markdown");
+        // Every chosen variant must exist: asked of the runner, before anything is written.
+        validate_variants(g, exercises);
+        if (validate_only) return 0;
         return grade(lab, exercises, g);
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
         return code == 0 ? 0 : kUsageExit;
     } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "%s: %s\n", prefix.c_str(), e.what());
+        return kUsageExit;
+    } catch (const std::out_of_range& e) {  // std::stoi on a number too large
+        std::fprintf(stderr, "%s: a number is out of range (%s)\n", prefix.c_str(), e.what());
         return kUsageExit;
     } catch (const labkit::NotImplemented& e) {
         std::fprintf(stderr, "%s: TODO: %s\n", prefix.c_str(), e.what());

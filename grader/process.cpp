@@ -21,6 +21,17 @@ namespace {
 constexpr int kExecFailed = 127;  // what a shell returns for a program it could not start
 }
 
+std::string printable(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    constexpr unsigned char kSpace = 0x20, kDelete = 0x7f;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\t' || (u >= kSpace && u != kDelete)) out += c;  // UTF-8 bytes (>= 0x80) stay
+    }
+    return out;
+}
+
 void Reporter::send(const std::string& key, const std::string& value) {
     std::string line = key + "\t" + value;
     for (char& c : line)
@@ -106,7 +117,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
                 pending.append(buf, static_cast<std::size_t>(n));
                 std::size_t nl;
                 while ((nl = pending.find('\n')) != std::string::npos) {
-                    const std::string line = pending.substr(0, nl);
+                    const std::string line = printable(pending.substr(0, nl));
                     pending.erase(0, nl + 1);
                     const auto tab = line.find('\t');
                     out.lines.emplace_back(line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1));
@@ -164,7 +175,7 @@ std::string log_tail(const std::string& path, int lines) {
     std::ifstream in(path);
     std::vector<std::string> all;
     for (std::string line; std::getline(in, line);)
-        if (!line.empty()) all.push_back(line);
+        if (line = printable(line); !line.empty()) all.push_back(line);
     std::string out;
     for (std::size_t i = all.size() > static_cast<std::size_t>(lines) ? all.size() - lines : 0; i < all.size(); ++i)
         out += (out.empty() ? "" : " | ") + all[i];

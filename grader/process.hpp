@@ -47,6 +47,10 @@ struct SpawnOptions {
 using LineHandler = std::function<void(const std::string& key, const std::string& value)>;
 ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& options, const LineHandler& on_line = {});
 
+// Text from a child (student code: exception messages, logs) without control characters, so
+// that nothing it prints can move the cursor or recolour the grader's tables. Tabs stay.
+std::string printable(const std::string& text);
+
 // The last `lines` lines of a text file, joined by " | " (for a detail column), or "".
 std::string log_tail(const std::string& path, int lines);
 

@@ -226,6 +226,11 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         CHECK(out.last("b") == "two\tfields");
         CHECK(out.lines.size() == 2);
     }
+    SECTION("control characters from a child never reach the terminal") {
+        const auto out = sh("printf 'error\\t\\033[2J\\033[31mred\\a\\n' >&3", 10);
+        CHECK(out.last("error") == "[2J[31mred");
+        CHECK(grader::printable("a\tb\x1b[0m\r") == "a\tb[0m");
+    }
     SECTION("an exit status is kept") {
         CHECK(sh("exit 3", 10).exit_code == 3);
     }

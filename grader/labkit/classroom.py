@@ -10,10 +10,10 @@ from pathlib import Path
 
 from . import reports
 from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, open_build
-from .grading import run_grader, variants_or
+from .grading import run_grader, validate_options, variants_or
 from .programs import build_grader, list_variants, student_files
 from .submissions import safe_extract, stage, submission_name
-from .util import RESULTS, SUBMISSION_BUILDS, LabkitError, first_errors, print_table, rel, say
+from .util import RESULTS, SUBMISSION_BUILDS, LabkitError, UsageError, first_errors, print_table, rel, say
 
 
 def reference_variants(build, lab, grader):
@@ -42,6 +42,12 @@ def grade_submissions(args, labs):
         graders[name] = build_grader(main, lab)
         lab_files[name] = student_files(graders[name], name)
         lab_variants[name] = reference_variants(main, lab, graders[name])
+        starter, _ = make(main.dir, lab.runner)  # the options are checked against the starter's variants
+        if starter is not None:
+            validate_options(graders[name], starter, args)
+    for raw in args.submission:
+        if not Path(raw).expanduser().exists():
+            raise UsageError(f"submission {raw}: no such file or folder")
     forwarded = forwarded_options(main.dir)
 
     taken, table, exit_status = set(), [], 0

@@ -11,7 +11,7 @@ from .datasets import cmd_datasets
 from .dist import cmd_dist
 from .sanitize import SANITIZER_TOOLS
 from .testrun import cmd_test
-from .util import LabkitError, say
+from .util import RESULTS, LabkitError, UsageError, rel, say
 
 
 def make_parser():
@@ -50,14 +50,14 @@ def make_parser():
     p.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
     p.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
     p.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
-    p.add_argument("--runs", type=int, metavar="N", help="timed runs per performance size")
+    p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
     p.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     p.add_argument("--no-perf", action="store_true", help="check correctness only")
     p.add_argument("--quick", action="store_true", help="fewer sizes and runs")
-    p.add_argument("--timeout", type=int, metavar="SEC",
+    p.add_argument("--timeout", type=positive(int), metavar="SEC",
                    help="per-variant limit (seconds without progress), enforced by the grader "
                    "binary (its default: 60)")
-    p.add_argument("--lab-timeout", type=float, metavar="SEC",
+    p.add_argument("--lab-timeout", type=positive(float), metavar="SEC",
                    help="wall-clock limit of one grader process, after which its whole process "
                    "group is killed (default: (per-variant limit, else 120) x (variants + 1) + 60)")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
@@ -73,13 +73,14 @@ def make_parser():
     p = sub.add_parser("run", parents=[common], help="run one variant on an image",
                        description="Runs VARIANT of LAB on IMG and writes the result as a PNG "
                        "(and the raw values with --raw).")
-    p.add_argument("lab", metavar="LAB")
-    p.add_argument("variant", metavar="VARIANT")
+    p.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
+    p.add_argument("variant", metavar="VARIANT", help="the variant to run (./labkit list LAB shows them)")
     p.add_argument("--input", required=True, metavar="IMG", help="input image (PNG, JPEG, ...)")
     p.add_argument("--output", required=True, metavar="OUT.png", help="output image")
     p.add_argument("--raw", metavar="FILE", help="also write the raw output values")
     p.add_argument("--solution", action="store_true", help="use the reference build")
-    p.add_argument("--timeout", type=float, metavar="SEC", help="kill it after SEC seconds")
+    p.add_argument("--timeout", type=positive(float), metavar="SEC",
+                   help="kill it after SEC seconds without progress (default: the grader's, 60)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("list", parents=[common], help="list the variants of each lab",
@@ -92,11 +93,15 @@ def make_parser():
     p = sub.add_parser("datasets", parents=[common], help="generate test images",
                        description="Runs build/datasets/generate_dataset for every pattern and "
                        "size; files are named <pattern>-<W>x<H>.png.")
-    p.add_argument("--sizes", default="1024,2048,4096,8192", metavar="N|WxH,...")
+    p.add_argument("--sizes", default="1024,2048,4096,8192", metavar="N|WxH,...",
+                   help="image sizes (default: %(default)s)")
     p.add_argument("--patterns", default="random,zeros,full,gradient,checkerboard,low-contrast",
+                   help="patterns to draw (default: %(default)s)",
                    metavar="P,...")
-    p.add_argument("--seed", type=int, default=1, metavar="S")
-    p.add_argument("--out", default="datasets/generated", metavar="DIR")
+    p.add_argument("--seed", type=int, default=1, metavar="S",
+                   help="seed of the random patterns (default: %(default)s)")
+    p.add_argument("--out", default="datasets/generated", metavar="DIR",
+                   help="folder for the images (default: %(default)s)")
     p.set_defaults(func=cmd_datasets)
 
     p = sub.add_parser("test", parents=[common], help="run the kit's own tests",
@@ -132,10 +137,27 @@ def _quiet_stdout():
         pass
 
 
+def positive(kind):
+    """An argparse type: a number above 0, with a message that says so."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def _guarded(run):
     """run(), with the ways it can fail reported in one line each."""
     try:
         return run()
+    except UsageError as e:
+        say(f"labkit: {e}")
+        return 2
     except LabkitError as e:
         say(f"labkit: {e}")
         return 1
@@ -147,11 +169,17 @@ def _guarded(run):
     except OSError as e:  # a file or folder that cannot be written, read or made
         say(f"labkit: {e}")
         return 1
-    except Exception as e:  # a bug: still one line, the traceback on request
+    except Exception as e:  # a bug: still one line, and the traceback in a log
+        log = RESULTS / "labkit-error.log"
+        try:
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            log.write_text(traceback.format_exc())
+            where = f"details in {rel(log)}"
+        except OSError:
+            where = "LABKIT_TRACEBACK=1 shows where"
         if os.environ.get("LABKIT_TRACEBACK"):
             traceback.print_exc()
-        say(f"labkit: internal error: {e.__class__.__name__}: {e} "
-            "(LABKIT_TRACEBACK=1 shows where)")
+        say(f"labkit: internal error: {e.__class__.__name__}: {e} ({where})")
         return 1
 
 

@@ -1,5 +1,6 @@
 """The small subcommands (build, run, list) and the dispatch of `grade` to its three modes."""
 
+import os
 from pathlib import Path
 
 from .build import build_dir_of, ensure_configured, ninja, open_build
@@ -8,7 +9,7 @@ from .grading import grade_default
 from .programs import lab_programs, list_variants, query
 from .proc import execute
 from .sanitize import grade_sanitized
-from .util import LabkitError, print_table, rel, say, show_cmd
+from .util import LabkitError, UsageError, kit_path, print_table, rel, say, show_cmd
 
 
 def cmd_build(args):
@@ -21,6 +22,8 @@ def cmd_build(args):
 def cmd_grade(args):
     if args.solution and args.submission:
         raise LabkitError("--solution and --submission exclude each other")
+    for option, path in (("--json", args.json), ("--csv", args.csv)):
+        check_output_file(path, option)  # before hours of grading, not after
     if args.sanitize:
         if args.submission:
             raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
@@ -28,6 +31,19 @@ def cmd_grade(args):
     if args.submission:
         return grade_submissions(args, args.labs)
     return grade_default(args, args.labs)
+
+
+def check_output_file(path, option):
+    """A file labkit will write at the end must be writable now: its folder exists (or can be
+    made) and is writable, and it is not a folder."""
+    if not path:
+        return
+    target = kit_path(path)
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if target.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise UsageError(f"{option} {path}: cannot write there")
 
 
 def cmd_run(args):

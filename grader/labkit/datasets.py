@@ -1,10 +1,11 @@
 """`labkit datasets`: test images from build/datasets/generate_dataset, patterns x sizes."""
 
+import os
 import time
 
 from .build import build_dir_of, build_targets, ensure_configured, ninja
 from .proc import capture
-from .util import LabkitError, first_errors, kit_path, parse_sizes, rel, say
+from .util import LabkitError, UsageError, first_errors, kit_path, parse_sizes, rel, say
 
 GENERATOR = "datasets/generate_dataset"  # ninja target, relative to the build folder
 
@@ -27,7 +28,12 @@ def cmd_datasets(args):
     sizes = parse_sizes(args.sizes)
     patterns = [p for p in args.patterns.split(",") if p]
     out_dir = kit_path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--out {args.out}: cannot make that folder ({e.strerror})") from None
+    if not os.access(out_dir, os.W_OK):
+        raise UsageError(f"--out {args.out}: cannot write into that folder")
     jobs = [(p, w, h) for p in patterns for (w, h) in sizes]
     width = len(str(len(jobs)))
     failed = 0

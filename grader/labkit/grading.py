@@ -10,8 +10,8 @@ import time
 from . import reports
 from .build import build_dir_of, make, open_build
 from .programs import build_grader, list_variants
-from .proc import execute
-from .util import RESULTS, LabkitError, first_errors, print_table, rel, say, show_cmd
+from .proc import capture, execute
+from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd
 
 # Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
 # of a whole grader process (the grader enforces its own per-variant limit).
@@ -128,6 +128,17 @@ def print_summary(lab, student, solution):
         reports.print_details(solution, "solution")
 
 
+def validate_options(grader, runner, args):
+    """Every option of `grade` checked by the grader before anything runs or any earlier report
+    is touched: one clear message and exit 2 for a wrong one."""
+    rc, out, timed_out = capture([grader, "grade", "--runner", runner, "--validate-only", *grader_options(args)],
+                                 timeout=120)
+    if rc == 2 and not timed_out:
+        lines = [l for l in out.strip().splitlines() if l.strip() and not l.startswith("Run with --help")]
+        message = lines[0] if lines else "a wrong option"
+        raise UsageError(re.sub(r"^\S+ grade: ", "", message))
+
+
 def grade_lab(build, lab, args):
     """The student runner (unless --solution) and the reference runner (when built) of one lab,
     both through the lab's grader. Returns (student report or None, solution report or None)."""
@@ -140,8 +151,10 @@ def grade_lab(build, lab, args):
             sol_variants = list_variants(grader, sol_runner)
     elif args.solution:
         raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
+    runner, err = (None, "") if args.solution else make(build.dir, lab.runner)
+    if runner or sol_runner:
+        validate_options(grader, runner or sol_runner, args)
     if not args.solution:
-        runner, err = make(build.dir, lab.runner)
         if runner is None:
             say(f"build-error: the {lab.name} student files do not compile:\n")
             say(first_errors(err))

@@ -17,6 +17,10 @@ class LabkitError(Exception):
     """A problem to report in one line, without a traceback."""
 
 
+class UsageError(LabkitError):
+    """A wrong option, found before any work was done: one line, exit status 2."""
+
+
 def say(*parts):
     print(*parts, flush=True)
 
