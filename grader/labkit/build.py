@@ -3,7 +3,9 @@ itself: <build_dir>/labkit-build.json names the labs and their programs, meson-i
 options it was configured with."""
 
 import json
+import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,14 +47,53 @@ def ensure_configured(build_dir):
                               "installs what is missing")
 
 
+NINJA_STEP_RE = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)")
+PROGRESS_STEPS = 10  # plain progress lines per build, when the output is not a terminal
+
+
+class BuildProgress:
+    """ninja's "[12/95] Compiling ..." lines as one line updated in place on a terminal, or a
+    plain line every tenth of the build when piped, so a long first build is never silent."""
+
+    def __init__(self, what):
+        self.what = what
+        self.tty = sys.stdout.isatty()
+        self.shown = 0  # tenths already printed (piped)
+        self.width = 0
+
+    def __call__(self, line):
+        m = NINJA_STEP_RE.match(line)
+        if not m:
+            return
+        done, total, step = int(m.group(1)), int(m.group(2)), m.group(3).strip()
+        if self.tty:
+            text = f"building {self.what} [{done}/{total}] {step}"[:shutil.get_terminal_size().columns - 1]
+            sys.stdout.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+            sys.stdout.flush()
+        elif done * PROGRESS_STEPS >= (self.shown + 1) * total or done == total:
+            self.shown = done * PROGRESS_STEPS // total
+            say(f"building {self.what}: {done}/{total}")
+
+    def done(self):
+        if self.tty and self.width:
+            sys.stdout.write("\r" + " " * self.width + "\r")
+            sys.stdout.flush()
+
+
 def ninja(build_dir, targets=(), echo=True, jobs=None):
-    """Builds targets (everything when empty). Returns (ok, output)."""
+    """Builds targets (everything when empty). Returns (ok, output). With echo, ninja's output
+    is shown as it comes; without, a progress line stands for it."""
     if not shutil.which("ninja"):
         raise LabkitError("ninja is not installed: run ./labkit setup")
     cmd = ["ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else []) + list(targets)
     if echo:
         show_cmd(cmd)
-    rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=echo)
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=True)
+    else:
+        progress = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=progress)
+        progress.done()
     if timed_out:
         out += f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n"
     return rc == 0, out

@@ -85,9 +85,9 @@ def stream(cmd, on_line, timeout=None, cwd=ROOT):
     return rc, timed_out.is_set()
 
 
-def capture(cmd, timeout=None, echo=False, cwd=ROOT):
+def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None):
     """Runs cmd (stdout and stderr merged) and returns (returncode, text, timed_out); with echo,
-    every line is also printed as it comes."""
+    every line is also printed as it comes; on_line, if given, sees every line."""
     lines = []
 
     def keep(line):
@@ -95,6 +95,8 @@ def capture(cmd, timeout=None, echo=False, cwd=ROOT):
         if echo:
             sys.stdout.write(line)
             sys.stdout.flush()
+        if on_line:
+            on_line(line)
 
     rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd)
     return rc, "".join(lines), timed_out
