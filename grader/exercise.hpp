@@ -13,7 +13,8 @@
 //   params_text / parse_params     Params to and from one line of text (the case files carry it)
 // and, in a file only the grader links (the runner never sees them):
 //   reference(in, out, params)     the sequential reference
-//   picture(out)                   a gray picture of an output, for `run`
+//   picture(in, out, option)       a gray picture of a case and its output, for `run` (option: the
+//                                  lab's picture option, LabDescription::picture_option)
 //   lab_cases(seed)                optional: the lab's own cases beyond the shared ones
 // docs/adding_a_lab.md walks through a worked example.
 #pragma once

@@ -60,7 +60,7 @@ public:
     // `run`: the picture (and raw values) of the answer, or of the reference when answer is empty;
     // returns a line that says whether the answer matches the reference.
     virtual std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
-                                     const std::string& raw_path) const = 0;
+                                     const std::string& raw_path, int picture_option) const = 0;
 };
 
 // Writes an image's values: .csv as text, anything else as little-endian binary, row-major,
@@ -151,7 +151,7 @@ public:
     }
 
     std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
-                             const std::string& raw_path) const override {
+                             const std::string& raw_path, int picture_option) const override {
         const Case& c = cases_.at(0);
         labkit::HostImage<Out> out = answer.empty() ? c.want : read_raw<Out>(answer);
         std::string verdict = "the reference itself";
@@ -162,7 +162,7 @@ public:
             const auto m = compare<Out>(out.view(), c.want.view(), C::comparison);
             verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), C::comparison);
         }
-        labkit::save_png(output_png, C::picture(out.view()).view());
+        labkit::save_png(output_png, C::picture(c.input.view(), out.view(), picture_option).view());
         if (!raw_path.empty())
             write_values_file(raw_path, out.data(), sizeof(Out), out.width(), out.height(),
                               [&](std::size_t k) { return format_value(static_cast<double>(out.data()[k])); });

@@ -105,7 +105,7 @@ struct Commands {
     }
 
     int run(const std::string& runner, const std::string& variant, const std::string& input, const std::string& output,
-            const std::string& raw, int threads, double timeout) const {
+            const std::string& raw, int threads, double timeout, int picture_option) const {
         const auto variants = list_variants(runner, exercises, timeout);
         const auto it = std::find_if(variants.begin(), variants.end(), [&](const RunnerVariant& v) { return v.name == variant; });
         if (it == variants.end())
@@ -140,7 +140,7 @@ struct Commands {
             }
             answer = answers / answer_name(0);
         }
-        const std::string verdict = ex.finish_photo(answer, output, raw);
+        const std::string verdict = ex.finish_photo(answer, output, raw, picture_option);
         std::printf("%s: %s -> %s (%s)\n", variant.c_str(), input.c_str(), output.c_str(), verdict.c_str());
         if (!raw.empty()) std::printf("raw values -> %s\n", raw.c_str());
         return 0;
@@ -218,6 +218,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     run_cmd->add_option("--output", output, "picture to write (PNG)")->required();
     run_cmd->add_option("--raw", raw, "also write the raw values");
     run_cmd->add_option("--threads", run_threads, "OpenMP threads for CPU variants")->capture_default_str()->check(kPositive);
+    int picture_option = lab.picture_default;
+    if (!lab.picture_option.empty())
+        run_cmd->add_option("--" + lab.picture_option, picture_option, lab.picture_help)->capture_default_str()->check(kPositive);
     run_cmd->add_option("--timeout", timeout, "kill the runner after this many seconds without progress")
         ->capture_default_str()
         ->check(kPositive);
@@ -232,7 +235,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());
             return d.available ? 0 : 1;
         }
-        if (*run_cmd) return commands.run(runner, variant, input, output, raw, run_threads, timeout);
+        if (*run_cmd) return commands.run(runner, variant, input, output, raw, run_threads, timeout, picture_option);
 
         g.runner = runner;
         g.timeout_s = timeout;

@@ -25,6 +25,10 @@ struct LabDescription {
     std::string title;  // for --help: "Lab N, what it computes"
     std::string student_files;   // "cpu_openmp.cpp,01_naive.cu,..." in the handout's order
     std::string default_runner;  // the runner of labs/<lab>
+    // One whole-number option of `run` that the lab's pictures take (e.g. a blur radius); empty: none.
+    std::string picture_option = "";
+    std::string picture_help = "";
+    int picture_default = 0;
 };
 
 using Exercises = std::vector<std::unique_ptr<GraderExercise>>;

@@ -71,8 +71,10 @@ def make_parser():
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("run", parents=[common], help="run one variant on an image",
-                       description="Runs VARIANT of LAB on IMG and writes the result as a PNG "
-                       "(and the raw values with --raw).")
+                       description="Runs VARIANT of LAB on IMG and writes a picture of the result as a "
+                       "PNG (and the raw values with --raw). Options of the lab's own pictures (e.g. "
+                       "--radius R for integral_image: the input beside its box blur, computed from the "
+                       "table) are handed to the lab's grader: ./labkit run LAB --help lists them.")
     p.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
     p.add_argument("variant", metavar="VARIANT", help="the variant to run (./labkit list LAB shows them)")
     p.add_argument("--input", required=True, metavar="IMG", help="input image (PNG, JPEG, ...)")
@@ -185,7 +187,13 @@ def _guarded(run):
 
 def main(argv=None):
     def run():
-        args = make_parser().parse_args(argv)
+        parser = make_parser()
+        # `run` hands options it does not know to the lab's grader (a lab's picture options,
+        # e.g. --radius), which checks them; every other command takes only its own.
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command != "run":
+            parser.parse_args(argv)  # the usual "unrecognized arguments" message, exit 2
+        args.extra = extra
         return args.func(args)
 
     try:

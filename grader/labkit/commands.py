@@ -53,6 +53,7 @@ def cmd_run(args):
            "--output", args.output]
     if args.raw:
         cmd += ["--raw", args.raw]
+    cmd += getattr(args, "extra", [])
     show_cmd(cmd)
     # In the caller's folder: --input, --output and --raw are relative to it.
     rc, timed_out = execute(cmd, timeout=args.timeout, cwd=Path.cwd())

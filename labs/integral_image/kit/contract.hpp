@@ -42,8 +42,10 @@ struct IntegralImage : grader::WithoutParams {
                                                {"transpose back", 2 * sizeof(Out)}};
 
     // Grader only (reference.cpp).
+    static constexpr int kPictureRadius = 8;  // a blur that shows at photo sizes (a few hundred pixels)
     static void reference(View<const In> in, View<Out> out, const Params&);
-    static labkit::GrayImage picture(View<const Out> table);
+    // The input beside its box blur of radius r, computed from the table: four lookups a pixel.
+    static labkit::GrayImage picture(View<const In> in, View<const Out> table, int radius);
     static labkit::GrayImage diff_background(View<const In> in, View<const Out>);
 };
 
@@ -66,7 +68,7 @@ struct Transpose : grader::WithoutParams {
 
     // Grader only (reference.cpp).
     static void reference(View<const In> in, View<Out> out, const Params&);
-    static labkit::GrayImage picture(View<const Out> out);
+    static labkit::GrayImage picture(View<const In> in, View<const Out> out, int);
 };
 
 }  // namespace integral_image

@@ -22,22 +22,24 @@ void IntegralImage::reference(View<const In> in, View<Out> out, const Params&) {
     }
 }
 
-// The table wraps modulo 2^32 on large bright images. Along a row the true table grows by a
-// column sum (at most 255 * height < 2^32), so each step's increase is recovered exactly from
-// the wrapped difference; the first column grows by single pixels. That gives the true 64-bit
-// table, from which the picture shows the mean of the rectangle [0, x] x [0, y].
-labkit::GrayImage IntegralImage::picture(View<const Out> sat) {
+// A box of side 2r + 1 (cut at the borders) summed from four corners of the table: the use the
+// table exists for, O(1) a pixel whatever r. uint32 arithmetic wraps exactly like the table, so
+// the difference is exact whenever the box's true sum fits in 32 bits (255 * (2r + 1)^2 < 2^32,
+// r < 2047). Shown beside the input, with a gap, so the two can be compared.
+labkit::GrayImage IntegralImage::picture(View<const In> in, View<const Out> sat, int radius) {
     const int w = sat.width, h = sat.height;
-    labkit::GrayImage img(w, h);
-    constexpr double kMaxGray = 255;
-    std::uint64_t first_column = 0;
+    constexpr int kGap = 8;  // pixels between the two halves
+    constexpr u8 kGapGray = 255;
+    labkit::GrayImage img(2 * w + kGap, h, kGapGray);
+    auto at = [&](int x, int y) -> u32 { return x < 0 || y < 0 ? 0u : sat(x, y); };
     for (int y = 0; y < h; ++y) {
-        first_column += static_cast<u32>(sat(0, y) - (y > 0 ? sat(0, y - 1) : 0u));
-        std::uint64_t value = first_column;
+        const int y0 = std::max(y - radius, 0) - 1, y1 = std::min(y + radius, h - 1);
         for (int x = 0; x < w; ++x) {
-            if (x > 0) value += static_cast<u32>(sat(x, y) - sat(x - 1, y));
-            const double mean = static_cast<double>(value) / ((x + 1.0) * (y + 1.0));
-            img(x, y) = static_cast<u8>(std::min(kMaxGray, mean + 0.5));
+            img(x, y) = in(x, y);
+            const int x0 = std::max(x - radius, 0) - 1, x1 = std::min(x + radius, w - 1);
+            const u32 sum = at(x1, y1) - at(x0, y1) - at(x1, y0) + at(x0, y0);
+            const double area = static_cast<double>(x1 - x0) * (y1 - y0);
+            img(w + kGap + x, y) = static_cast<u8>(sum / area + 0.5);
         }
     }
     return img;
@@ -55,7 +57,7 @@ void Transpose::reference(View<const In> in, View<Out> out, const Params&) {
         for (int x = 0; x < in.width; ++x) out(y, x) = in(x, y);
 }
 
-labkit::GrayImage Transpose::picture(View<const Out> out) {
+labkit::GrayImage Transpose::picture(View<const In>, View<const Out> out, int) {
     constexpr u32 kMaxGray = 255;  // a transposed photo holds 8-bit values
     labkit::GrayImage img(out.width, out.height);
     for (int y = 0; y < out.height; ++y)
