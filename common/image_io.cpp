@@ -2,7 +2,6 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_PNG
 #define STBI_ONLY_JPEG
-#define STBI_ONLY_PNM
 #define STBI_ONLY_BMP
 #define STBI_ONLY_TGA
 #define STBI_FAILURE_USERMSG
@@ -22,12 +21,17 @@
 
 #include "labkit/image_io.hpp"
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <system_error>
+#include <vector>
 
 #include "labkit/errors.hpp"
+#include "pnm.hpp"
 
 namespace labkit {
 namespace {
@@ -42,6 +46,43 @@ static_assert(kLumaR + kLumaG + kLumaB == 1u << kLumaShift, "luma weights must s
 
 std::uint8_t luma(unsigned r, unsigned g, unsigned b) {
     return static_cast<std::uint8_t>((kLumaR * r + kLumaG * g + kLumaB * b + (1u << (kLumaShift - 1))) >> kLumaShift);
+}
+
+std::vector<unsigned char> read_start(const std::string& path, std::size_t n) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<unsigned char> bytes(n);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    return bytes;
+}
+
+bool is_png(const std::vector<unsigned char>& b) { return b.size() >= 4 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G'; }
+bool is_jpeg(const std::vector<unsigned char>& b) { return b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8; }
+bool is_bmp(const std::vector<unsigned char>& b) { return b.size() >= 2 && b[0] == 'B' && b[1] == 'M'; }
+
+// stb's TGA reader fills a truncated file's missing pixels with zeros: walk the pixel data
+// (raw, or run-length packets) and say whether the file holds all of it.
+bool tga_truncated(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<unsigned char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    constexpr std::size_t kHeader = 18;
+    if (b.size() < kHeader) return true;
+    const std::size_t id_length = b[0], map_length = b[5] | b[6] << 8, map_bits = b[7];
+    const int type = b[2];
+    const std::size_t width = b[12] | b[13] << 8, height = b[14] | b[15] << 8, pixel_bytes = (b[16] + 7) / 8;
+    std::size_t pos = kHeader + id_length + (b[1] ? map_length * ((map_bits + 7) / 8) : 0);
+    const std::size_t pixels = width * height;
+    constexpr int kRunLengthTypes = 8;  // types 9, 10, 11 are 1, 2, 3 run-length encoded
+    if (type < kRunLengthTypes) return b.size() < pos + pixels * pixel_bytes;
+    constexpr unsigned kRunBit = 0x80, kCountMask = 0x7F;
+    for (std::size_t done = 0; done < pixels;) {
+        if (pos >= b.size()) return true;
+        const unsigned packet = b[pos++];
+        const std::size_t count = (packet & kCountMask) + 1;
+        pos += (packet & kRunBit) ? pixel_bytes : count * pixel_bytes;
+        done += count;
+    }
+    return pos > b.size();
 }
 
 }  // namespace
@@ -65,16 +106,33 @@ GrayImage load_gray(const std::string& path) {
 
     std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!file) fail(path, "cannot open it for reading");
+    const auto start = read_start(path, 4);
+    if (detail::looks_like_pnm(std::string(start.begin(), start.end()))) return detail::load_pnm(path, &luma);
 
     // Read the header first, so an absurd size is refused before any decoding or allocation.
+    stbi__g_failure_reason = nullptr;  // stb keeps the last failure's reason: never report a stale one
     int width = 0, height = 0, channels = 0;
     if (!stbi_info_from_file(file.get(), &width, &height, &channels))
-        fail(path, std::string("not a readable PNG, JPEG, PGM/PPM, BMP or TGA (") + stbi_failure_reason() + ")");
-    check_image_size(width, height, "image '" + path + "'");
+        fail(path, std::string("not a readable PNG, JPEG, PGM/PPM, BMP or TGA (") +
+                       (stbi_failure_reason() ? stbi_failure_reason() : "unknown format") + ")");
+    if (is_bmp(start)) height = std::abs(height);  // a negative height is a valid top-down BMP
+    check_image_size(width, height, "cannot read image '" + path + "'");
+    // stb decodes into one buffer whose size must fit in an int: say so, instead of its reason.
+    const long long sample_bytes = stbi_is_16_bit_from_file(file.get()) ? 2 : 1;
+    const long long decoded = static_cast<long long>(width) * height * channels * sample_bytes;
+    if (decoded > INT_MAX)
+        fail(path, std::to_string(width) + "x" + std::to_string(height) + " with " + std::to_string(channels) +
+                       " channels of " + std::to_string(8 * sample_bytes) + " bits decodes to " + std::to_string(decoded) +
+                       " bytes, more than the 2 GiB the decoder handles; save it as 8-bit gray");
+    if (!is_png(start) && !is_jpeg(start) && !is_bmp(start) && tga_truncated(path))
+        fail(path, "truncated: the TGA file holds fewer pixels than its header says");
 
+    stbi__g_failure_reason = nullptr;
     std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_file(file.get(), &width, &height, &channels, 0),
                                                      &stbi_image_free);
-    if (!pixels) fail(path, std::string("corrupt or truncated (") + stbi_failure_reason() + ")");
+    if (!pixels)
+        fail(path, std::string("corrupt or truncated (") +
+                       (stbi_failure_reason() ? stbi_failure_reason() : "the decoder gave no reason") + ")");
 
     GrayImage gray(width, height);
     const stbi_uc* p = pixels.get();

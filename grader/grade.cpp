@@ -82,7 +82,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                 if (j.malformed && malformed.empty()) malformed = ex.case_name(i) + ": " + j.detail;
                 std::error_code ec;
                 fs::remove(file, ec);
-                CaseResult c{ex.case_name(i), j.pass ? Status::pass : Status::fail, j.detail, j.diff};
+                const auto [w, h] = ex.case_size(i);
+                CaseResult c{ex.case_name(i), static_cast<long long>(w) * h, j.pass ? Status::pass : Status::fail,
+                             j.detail, j.diff};
                 (j.pass ? r.cases_passed : r.cases_failed)++;
                 if (!j.pass && r.detail.empty()) r.detail = c.name + ": " + c.detail;
                 r.cases.push_back(std::move(c));

@@ -50,6 +50,7 @@ public:
     virtual void prepare(const CaseSettings& settings, const std::filesystem::path& dir) = 0;
     virtual std::size_t cases() const = 0;
     virtual const std::string& case_name(std::size_t i) const = 0;
+    virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     virtual std::filesystem::path manifest() const = 0;
     // Reads the runner's answer file for case i and compares it with the reference.
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
@@ -103,6 +104,9 @@ public:
 
     std::size_t cases() const override { return cases_.size(); }
     const std::string& case_name(std::size_t i) const override { return cases_.at(i).name; }
+    std::pair<int, int> case_size(std::size_t i) const override {
+        return {cases_.at(i).input.width(), cases_.at(i).input.height()};
+    }
     std::filesystem::path manifest() const override { return manifest_; }
 
     Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,

@@ -209,7 +209,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     int run_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     auto* run_cmd = app.add_subcommand(
         "run",
-        "Runs one variant on one image (PNG, JPEG, PGM; colour becomes BT.601 gray) and writes a picture of\n"
+        "Runs one variant on one image (PNG, JPEG, PGM/PPM, BMP, TGA; colour becomes BT.601 gray) and writes a picture of\n"
         "the result, saying whether it matches the reference. --raw also writes the values (.csv as text,\n"
         "anything else as little-endian binary, row-major, no header).");
     add_runner(run_cmd);

@@ -95,6 +95,16 @@ std::vector<Table> grid(const std::string& title, const std::vector<std::string>
     return tables;
 }
 
+// Size classes for showing failures: strips show section and boundary bugs, small images
+// indexing bugs, large ones what only many blocks or big sums bring out.
+using SizeClass = std::pair<const char*, std::function<bool(const CaseResult&)>>;
+std::vector<SizeClass> size_classes() {
+    constexpr long long kSmall = 1LL << 16, kLarge = 1LL << 20;
+    return {{"strip or tiny (< 64K px)", [](const CaseResult& c) { return c.pixels < kSmall; }},
+            {"medium (< 1M px)", [](const CaseResult& c) { return c.pixels >= kSmall && c.pixels < kLarge; }},
+            {"large (>= 1M px)", [](const CaseResult& c) { return c.pixels >= kLarge; }}};
+}
+
 std::vector<Table> correctness_tables(const Report& r) {
     Table t("Correctness — " + r.lab + " (" + r.label + "), seed " + std::to_string(r.seed),
             {"variant", "exercise", "kind", "verdict", "cases", "detail"});
@@ -329,9 +339,25 @@ void print_environment(const Report& r) {
 
 void print_correctness(const Report& r) {
     for (const auto& t : correctness_tables(r)) std::printf("%s\n", t.terminal().c_str());
-    for (const auto& res : r.results)
-        for (const auto& c : res.cases)
-            if (!c.diff.empty()) std::printf("diff image: %s (red: wrong, yellow: never written)\n", c.diff.c_str());
+    // The first failing case is often the least telling one (a 1xN strip): show the first of
+    // each size class, with its diff image, and leave the rest to the JSON report.
+    for (const auto& res : r.results) {
+        if (res.cases_failed < 2) {
+            for (const auto& c : res.cases)
+                if (!c.diff.empty()) std::printf("diff image: %s (red: wrong, yellow: never written)\n", c.diff.c_str());
+            continue;
+        }
+        std::printf("%s fails %d of %d cases; the first of each size:\n", res.name.c_str(), res.cases_failed,
+                    res.cases_total);
+        for (const auto& [label, fits] : size_classes()) {
+            const auto it = std::find_if(res.cases.begin(), res.cases.end(),
+                                         [&](const CaseResult& c) { return c.status != Status::pass && fits(c); });
+            if (it == res.cases.end()) continue;
+            std::printf("  %-25s %s: %s\n", label, it->name.c_str(), it->detail.c_str());
+            if (!it->diff.empty()) std::printf("  %-25s diff image %s\n", "", it->diff.c_str());
+        }
+        std::printf("  every case, with its diff image, is in the JSON report (--json)\n");
+    }
     std::fflush(stdout);
 }
 

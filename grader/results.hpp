@@ -26,6 +26,7 @@ struct ExerciseInfo {
 
 struct CaseResult {
     std::string name;
+    long long pixels = 0;  // of the case's input: failures are shown by size class
     Status status = Status::pass;
     std::string detail;
     std::string diff;  // path of the diff PNG, if any

@@ -1,4 +1,6 @@
-// Loading and saving images through stb_image (PNG, JPEG, PGM/PPM, BMP, TGA in; PNG out).
+// Loading and saving images: PNG, JPEG, BMP and TGA in through stb_image, PGM/PPM through our
+// own reader (common/pnm.cpp: P2, P3, P5, P6, 8 or 16 bits); PNG out. A truncated or corrupt file
+// throws ImageError, never hands back made-up pixels.
 //
 // Colour input is converted to 8-bit gray with the ITU-R BT.601 luma weights
 // Y = 0.299 R + 0.587 G + 0.114 B, computed in integers as (77 R + 150 G + 29 B + 128) >> 8

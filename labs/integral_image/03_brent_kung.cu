@@ -8,8 +8,8 @@
 //   read. Global traffic as in 02: 13 B/px (u8) or 16 B/px (u32) when a row holds more than one
 //   section, 5 or 8 B/px when it fits in one.
 // Limits: S must be a power of two, 2..kMaxSectionSize; the trees idle most threads near their
-//   top (one active thread at the root), so on a GPU it is not faster than Kogge–Stone by the
-//   ratio of adds: both are bound by memory traffic here.
+//   top (one active thread at the root). Whether the saved adds show in your times is one of
+//   the reflection questions: measure before you decide.
 // Ref: Brent & Kung 1982; Harris, Sengupta & Owens, GPU Gems 3 ch. 39 (conflict-free offsets);
 //   Hwu, Kirk & El Hajj, PMPP 4th ed., ch. 11.
 #include <algorithm>

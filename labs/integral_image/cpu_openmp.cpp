@@ -27,27 +27,22 @@ namespace {
 }  // namespace
 
 void cpu_openmp([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] int threads) {
-    // TODO(step C1): open one parallel region for both passes (~2 lines):
-    //   #pragma omp parallel num_threads(threads)
-    //   { ...the two loops below... }
+    // TODO(step C1): one parallel region for both passes, with `threads` threads. Opening it
+    //   once, not once per pass, saves starting the team twice.
     //
-    // TODO(step C2): pass 1, row prefix sums (~9 lines). Inside the region:
-    //   #pragma omp for schedule(static)
-    //   for (int y = 0; y < in.height; ++y) { std::uint32_t sum = 0;
-    //       for (int x = 0; x < in.width; ++x) { sum += in(x, y); out(x, y) = sum; } }
-    //   The sum must be std::uint32_t: it wraps modulo 2^32 exactly like cpu_sequential (a signed
-    //   int would overflow, which is undefined behaviour). Use in.row(y) / out.row(y) pointers
-    //   for speed if you like.
-    //   The implicit barrier at the end of an `omp for` is what lets pass 2 read finished rows.
+    // TODO(step C2): pass 1, a prefix sum along every row. Rows are independent: share them out
+    //   with a worksharing loop. Think about:
+    //   - the type of the running sum: the contract wraps modulo 2^32 like cpu_sequential, and a
+    //     signed overflow would be undefined behaviour;
+    //   - why pass 2 may only start once every row is finished, and what in your loop construct
+    //     already guarantees that (or what you must add).
     //
-    // TODO(step C3): pass 2, column prefix sums in strips (~10 lines):
-    //   strips = ceil(in.width / kStripWidth);
-    //   #pragma omp for schedule(static)
-    //   for each strip: x_begin = strip * kStripWidth, x_end = min(x_begin + kStripWidth, width);
-    //       for (int y = 1; y < in.height; ++y)
-    //           for (int x = x_begin; x < x_end; ++x) out(x, y) += out(x, y - 1);
-    //   Walking a strip row by row touches whole cache lines; one column at a time would touch
-    //   one 4-byte value per 64-byte line.
+    // TODO(step C3): pass 2, a prefix sum down every column. Do not give each thread whole
+    //   columns walked top to bottom: each step would touch one 4-byte value of a 64-byte cache
+    //   line, and neighbouring threads would fight over the same lines. Give each thread a strip
+    //   of kStripWidth adjacent columns instead, and walk the strip row by row. Pitfalls: the
+    //   last strip is narrower when the width is not a multiple of kStripWidth; an image 1 pixel
+    //   wide still has one strip.
     //
     // Then delete this throw.
     throw labkit::NotImplemented("cpu_openmp (cpu_openmp.cpp)");
