@@ -36,21 +36,20 @@ static_assert(labkit::kMaxImageSide / kTransposeRows <= kMaxGridY,
 // Thread y scans row y on its own: exactly the CPU loop, with uint32 wrap-around sums.
 template <class In>
 __global__ void scan_rows_naive_kernel([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out) {
-    // TODO(step 1a): one thread per row (~10 lines).
-    //   const int y = blockIdx.x * blockDim.x + threadIdx.x;  return if y >= in.height (the last
-    //   block has threads past the last row).
-    //   std::uint32_t sum = 0;  for x = 0 .. in.width - 1: sum += in(x, y); out(x, y) = sum;
-    //   sum must be std::uint32_t: the contract is arithmetic modulo 2^32. No barrier: threads
-    //   never share data.
+    // TODO(step 1a): one thread per row. Work out which row this thread owns from its block and
+    //   thread index, then walk the row left to right keeping a running sum: this is the CPU
+    //   loop, unchanged. Pitfalls: the last block has threads past the last row (they must do
+    //   nothing); the sum is std::uint32_t, since the contract is arithmetic modulo 2^32.
+    //   Threads never share data here, so no barrier is needed.
 }
 
 // One thread per pixel: out(y, x) = in(x, y).
 [[maybe_unused]] __global__ void transpose_naive_kernel([[maybe_unused]] View<const std::uint32_t> in,
                                                         [[maybe_unused]] Output out) {
-    // TODO(step 1c): (~3 lines) x = blockIdx.x * blockDim.x + threadIdx.x, y likewise with .y;
-    //   if (x < in.width && y < in.height) out(y, x) = in(x, y);
-    //   threadIdx.x runs along an input row, so the loads are coalesced and the stores are
-    //   out.pitch apart (that is what 02_transpose_tiled.cu fixes).
+    // TODO(step 1c): one thread per input pixel, writing it to its transposed place. Let
+    //   threadIdx.x run along an input row, so a warp's loads are coalesced; then ask yourself
+    //   where its 32 stores land (that is what 02_transpose_tiled.cu fixes). Pitfall: the
+    //   grid covers more than the image; threads outside it must not touch memory.
 }
 
 }  // namespace
@@ -58,20 +57,19 @@ __global__ void scan_rows_naive_kernel([[maybe_unused]] View<const In> in, [[may
 template <class In>
 void scan_rows_naive([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out, const Tuning&,
                      [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 1b): launch (~3 lines).
-    //   if the image is empty (width or height 0) return: a zero-block grid is a launch error.
-    //   scan_rows_naive_kernel<<<ceil_div(in.height, kScanThreads), kScanThreads, 0, ctx.stream>>>(in, out);
-    //   CUDA_CHECK_LAUNCH();   (right after every launch: it reports a bad configuration at once)
+    // TODO(step 1b): launch the kernel on ctx.stream with enough kScanThreads-thread blocks to
+    //   cover every row (labkit::ceil_div), and check the launch at once with
+    //   CUDA_CHECK_LAUNCH(), which reports a bad configuration where it happens. Pitfall: an
+    //   empty image would mean a grid of zero blocks, which is itself a launch error.
     //   Then delete the throw.
     throw labkit::NotImplemented("scan_rows_naive (01_naive.cu)");
 }
 
 void transpose_naive([[maybe_unused]] View<const std::uint32_t> in, [[maybe_unused]] Output out, const Tuning&,
                      [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 1d): launch (~6 lines). Return early for an empty image. Block
-    //   dim3(kTileDim, kTransposeRows); grid dim3(ceil_div(in.width, kTileDim),
-    //   ceil_div(in.height, kTransposeRows)); launch on ctx.stream; CUDA_CHECK_LAUNCH().
-    //   The static_assert above is why gridDim.y can never exceed its limit here.
+    // TODO(step 1d): launch with blocks of kTileDim x kTransposeRows threads, enough of them in
+    //   x and y to cover the image, on ctx.stream, checked as in step 1b. The static_assert
+    //   above is why gridDim.y cannot exceed its limit for any image the kit accepts.
     //   Then delete the throw.
     throw labkit::NotImplemented("transpose_naive (01_naive.cu)");
 }

@@ -47,86 +47,71 @@ __global__ void scan_sections_kernel([[maybe_unused]] View<const In> in, [[maybe
     //   extern __shared__ std::uint32_t xy[];
     //   const int n = blockDim.x, t = threadIdx.x, x = blockIdx.x * n + t;
     //
-    // TODO(step 2a): loop over rows: for (int y = blockIdx.y; y < in.height; y += gridDim.y).
-    //   Inside, load one element per thread into shared memory: xy[t] = in(x, y) if x < in.width,
-    //   else 0 (out-of-range threads load 0: the sums are unchanged and every thread still takes
-    //   part in every step and every barrier). (~2 lines)
+    // TODO(step 2a): loop over the rows this block owns (gridDim.y is limited, so a block may
+    //   have several, gridDim.y apart), and load one element per thread into xy. Pitfall:
+    //   threads past the end of the row must still take part in every step and every barrier
+    //   below; give them a value that leaves the sums unchanged.
     //
-    // TODO(step 2b): the Kogge–Stone steps (~7 lines):
-    //   for (int stride = 1; stride < n; stride *= 2) {
-    //       __syncthreads();   // barrier 1: the load / the previous step's writes are complete
-    //                          // before anyone reads a neighbour's element
-    //       read left = xy[t - stride] into a register (0 if t < stride);
-    //       __syncthreads();   // barrier 2: every thread has read its left neighbour before
-    //                          // anyone overwrites an element (else: read/write race)
-    //       xy[t] += left;
-    //   }
-    //   Both barriers sit outside any `if`: every thread of the block must reach each of them.
+    // TODO(step 2b): the Kogge–Stone steps: log2(n) steps with a doubling stride, each thread
+    //   adding the element `stride` places to its left. Each step needs two barriers; for each
+    //   one, write a comment that says which race it prevents (what goes wrong without it).
+    //   Pitfall: a barrier inside an `if` that not every thread takes is undefined behaviour.
     //
-    // TODO(step 2c): write the result (~2 lines): out(x, y) = xy[t] if x < in.width; the last
-    //   thread (t == n - 1) holds the section total: sums(blockIdx.x, y) = xy[t].
-    //   No barrier is needed before the next row: until barrier 1 each thread touches only xy[t].
+    // TODO(step 2c): write the scanned section to out (only inside the image), and the section's
+    //   total to sums(blockIdx.x, y): which thread holds it? Is a barrier needed before the next
+    //   row's load? Say why in a comment.
 }
 
 // One warp per row of sums; blockDim = (kWarpSize, kSumsRowsPerBlock).
 [[maybe_unused]] __global__ void scan_block_sums_kernel([[maybe_unused]] View<std::uint32_t> sums) {
-    // TODO(step 2e): exclusive scan of each row of sums, 32 entries at a time (~15 lines).
-    //   lane = threadIdx.x; y = blockIdx.x * blockDim.y + threadIdx.y; return if y >= sums.height
-    //   (y is the same for all 32 lanes, so whole warps return and the shuffles stay legal).
-    //   std::uint32_t carry = 0;   // total of the chunks already done
-    //   for (int base = 0; base < sums.width; base += kWarpSize) {
-    //       b = base + lane; total = b < sums.width ? sums(b, y) : 0;
-    //       inclusive = total; for d = 1, 2, 4, 8, 16: left = __shfl_up_sync(kFullMask, inclusive, d);
-    //           if (lane >= d) inclusive += left;        (Kogge–Stone in registers, no barrier)
-    //       if (b < sums.width) sums(b, y) = carry + inclusive - total;   // exclusive
-    //       carry += __shfl_sync(kFullMask, inclusive, kWarpSize - 1);   // this chunk's total
-    //   }
+    // TODO(step 2e): an EXCLUSIVE scan of one row of sums per warp, with warp shuffles instead of
+    //   shared memory. A row can hold more than 32 sums: take them 32 at a time and carry the
+    //   total of the chunks already done into the next. Pitfalls: every lane of a warp must
+    //   take part in each shuffle (so whole warps return together, or none), and lanes past the
+    //   end of the row contribute nothing. How do you get the exclusive value from the
+    //   inclusive one without a second scan?
 }
 
 // Block (b, y) adds sums(b + 1, y) to section b + 1 of row y; section 0 needs nothing.
 [[maybe_unused]] __global__ void add_block_sums_kernel([[maybe_unused]] View<const std::uint32_t> sums,
                                                        [[maybe_unused]] Output out,
                                                        [[maybe_unused]] int section_size) {
-    // TODO(step 2g): (~8 lines) section = blockIdx.x + 1; begin = section * section_size;
-    //   end = min(begin + section_size, out.width);
-    //   for (int y = blockIdx.y; y < out.height; y += gridDim.y) {
-    //       offset = sums(section, y);   // the same address for the whole block: a broadcast
-    //       for (int x = begin + threadIdx.x; x < end; x += blockDim.x) out(x, y) += offset;
-    //   }
+    // TODO(step 2g): add this section's offset (the exclusive sum of the sections before it) to
+    //   every element of the section, for every row the block owns. The block may have fewer
+    //   threads than the section has elements, and the last section may be partial.
 }
 
 }  // namespace
 
 void scan_block_sums([[maybe_unused]] View<std::uint32_t> sums, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 2f): (~4 lines) return if sums is empty; block dim3(kWarpSize, kSumsRowsPerBlock);
-    //   grid ceil_div(sums.height, kSumsRowsPerBlock); launch scan_block_sums_kernel on ctx.stream;
-    //   CUDA_CHECK_LAUNCH(). Then delete the throw.
+    // TODO(step 2f): launch scan_block_sums_kernel: one warp per row of sums, kSumsRowsPerBlock
+    //   rows per block, on ctx.stream, checked at once. Pitfall: an empty sums array.
+    //   Then delete the throw.
     throw labkit::NotImplemented("scan_block_sums (02_kogge_stone.cu)");
 }
 
 void add_block_sums([[maybe_unused]] View<const std::uint32_t> sums, [[maybe_unused]] Output out,
                     [[maybe_unused]] int section_size, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 2h): (~6 lines) sections = ceil_div(out.width, section_size); return if
-    //   sections <= 1 or out.height == 0 (nothing to add, and a zero-block grid is an error);
-    //   grid dim3(sections - 1, std::min(out.height, kMaxGridY)), kAddThreads threads;
-    //   launch add_block_sums_kernel on ctx.stream; CUDA_CHECK_LAUNCH(). Then delete the throw.
+    // TODO(step 2h): launch add_block_sums_kernel, one block per section that needs an offset
+    //   (which ones do not?) and row, rows capped at kMaxGridY, kAddThreads threads, on
+    //   ctx.stream, checked at once. Pitfall: when nothing needs adding, launch nothing.
+    //   Then delete the throw.
     throw labkit::NotImplemented("add_block_sums (02_kogge_stone.cu)");
 }
 
 template <class In>
 void scan_rows_kogge_stone([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
                            [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 2d): the hierarchy (~16 lines).
-    //   s = tuning.section_size; throw std::invalid_argument unless 1 <= s <= kMaxSectionSize.
-    //   Return early for an empty image.
-    //   sections = ceil_div(in.width, s);
-    //   sums: a dense (sections x in.height) View<std::uint32_t> over
-    //       ctx.workspace->get<std::uint32_t>(Scratch::block_sums, std::size_t(sections) * in.height),
-    //       with pitch = sections. Never cudaMalloc: the workspace reuses memory between runs.
-    //   Launch scan_sections_kernel<<<dim3(sections, std::min(in.height, kMaxGridY)), s,
-    //       s * sizeof(std::uint32_t), ctx.stream>>>(in, out, sums); CUDA_CHECK_LAUNCH();
-    //   If sections > 1: scan_block_sums(sums, ctx); add_block_sums(sums, out, s, ctx);
-    //   All three run in order on ctx.stream: no synchronization is needed (or allowed).
+    // TODO(step 2d): the hierarchy, three launches in order on ctx.stream:
+    //   1. scan every section (one block of tuning.section_size threads per section and row,
+    //      the section in dynamic shared memory: the launch's third <<<>>> argument);
+    //   2. when a row has more than one section, scan the section totals (scan_block_sums);
+    //   3. add them back (add_block_sums).
+    //   The totals need a sections x height array: take it from the workspace
+    //   (ctx.workspace->get, slot Scratch::block_sums), never from cudaMalloc, so that timed
+    //   runs allocate nothing. Refuse a section size outside 1..kMaxSectionSize with
+    //   std::invalid_argument; return early for an empty image. Why is no synchronization
+    //   needed between the three launches?
     //   Then delete the throw.
     throw labkit::NotImplemented("scan_rows_kogge_stone (02_kogge_stone.cu)");
 }

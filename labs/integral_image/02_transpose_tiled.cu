@@ -37,47 +37,36 @@ __global__ void __launch_bounds__(kTileDim * kBlockRows)
     static_assert(kTileDim % kBlockRows == 0, "each thread moves a whole number of tile rows");
     [[maybe_unused]] constexpr int kRowsPerThread = kTileDim / kBlockRows;  // the coarsening factor
 
-    // TODO(step T1): declare the tile (1 line): __shared__ std::uint32_t tile[kTileDim][kTileDim + 1];
-    //   The extra column puts tile[r][c] in bank (r * 33 + c) % 32, so the column reads of step T5
-    //   (fixed c, r = 0..31 across a warp) hit 32 different banks instead of one.
+    // TODO(step T1): a shared tile of kTileDim x (kTileDim + 1) elements. Work out, with the
+    //   bank of tile[r][c] being (r * row_length + c) % 32, why the extra column makes the
+    //   column reads of step T5 conflict-free, and what they cost without it.
     //
-    // TODO(step T2): diagonal block order for ANY grid shape (~5 lines):
-    //   linear = blockIdx.x + gridDim.x * blockIdx.y;
-    //   tile_y = linear % gridDim.y;  tile_x = (linear / gridDim.y + tile_y) % gridDim.x;
-    //   x0 = tile_x * kTileDim;  y0 = tile_y * kTileDim;
-    //   This is a bijection for every grid: given (tile_x, tile_y), q = (tile_x - tile_y) mod
-    //   gridDim.x and linear = q * gridDim.y + tile_y. (The square-grid formula,
-    //   tile_x = (blockIdx.x + blockIdx.y) % gridDim.x, tile_y = blockIdx.x, is not.)
+    // TODO(step T2): which tile this block moves, in diagonal order: consecutive blocks should
+    //   not all write the same band of output rows. Map the linear block index to (tile_x,
+    //   tile_y) with a bijection that holds for ANY grid shape, not only square grids (the
+    //   square-grid formula repeats tiles on a rectangular grid). Convince yourself it is a
+    //   bijection before you code it: every tile exactly once.
     //
-    // TODO(step T3): load the tile (~6 lines), coalesced along input rows:
-    //   x = x0 + threadIdx.x;
-    //   #pragma unroll
-    //   for (int i = 0; i < kRowsPerThread; ++i) { r = threadIdx.y + i * kBlockRows; y = y0 + r;
-    //       if (x < in.width && y < in.height) tile[r][threadIdx.x] = in(x, y); }
+    // TODO(step T3): load the tile along input rows (coalesced): each thread moves
+    //   kRowsPerThread elements, kBlockRows rows apart. Pitfall: tiles at the right and bottom
+    //   edges are partly outside the image; skip those elements.
     //
-    // TODO(step T4): one __syncthreads() (1 line): the whole tile must be written before any
-    //   thread reads a column that other warps filled.
+    // TODO(step T4): one barrier, and say in a comment why it is needed here.
     //
-    // TODO(step T5): store the transposed tile (~6 lines), coalesced along output rows:
-    //   ox = y0 + threadIdx.x;
-    //   for i as in T3: r = threadIdx.y + i * kBlockRows; oy = x0 + r;
-    //       if (ox < out.width && oy < out.height) out(ox, oy) = tile[threadIdx.x][r];
-    //   (out(y, x) = in(x, y), and tile[c][r] = in(x0 + r, y0 + c). The slots T3 skipped are
-    //   exactly those whose output falls outside out, so this check also skips them.)
+    // TODO(step T5): store the tile transposed, along output rows (coalesced), reading the tile
+    //   by columns. Pitfall: the edge check is on the output's size now; check that the slots
+    //   T3 skipped are exactly those it skips.
 }
 
 }  // namespace
 
 void transpose_tiled([[maybe_unused]] View<const std::uint32_t> in, [[maybe_unused]] Output out,
                      [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step T6): launch (~12 lines). Return early for an empty image.
-    //   block dim3(kTileDim, kBlockRows); grid dim3(ceil_div(in.width, kTileDim),
-    //   ceil_div(in.height, kTileDim)): one block per tile, not per pixel.
-    //   kBlockRows is a template argument (so the loops unroll); pick it from the tuning:
-    //   switch (tuning.block_rows) { case 8: launch transpose_tiled_kernel<8>; case 16: <16>;
-    //   default: throw std::invalid_argument("transpose_tiled: block_rows must be 8 or 16"); }
-    //   A small `template <int kBlockRows> void launch(...)` helper keeps the two cases one line
-    //   each. Launch on ctx.stream and CUDA_CHECK_LAUNCH() right after. Then delete the throw.
+    // TODO(step T6): launch one block per tile (not per pixel), with kTileDim x kBlockRows
+    //   threads, on ctx.stream, checked at once. kBlockRows is a template argument so that the
+    //   loops unroll: choose the instance from tuning.block_rows (8 or 16), and refuse any other
+    //   value with std::invalid_argument. Return early for an empty image.
+    //   Then delete the throw.
     throw labkit::NotImplemented("transpose_tiled (02_transpose_tiled.cu)");
 }
 

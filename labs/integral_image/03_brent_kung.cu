@@ -48,28 +48,21 @@ __global__ void scan_sections_kernel([[maybe_unused]] View<const In> in, [[maybe
     //   a = t; b = t + half;   (the two elements of thread t)
     // Every shared index below goes through conflict_free(): xy[conflict_free(i)].
     //
-    // TODO(step 3a): loop over rows as in 02 (y = blockIdx.y; y < in.height; y += gridDim.y) and
-    //   load elements a and b of the section (0 past the end of the row). (~3 lines)
+    // TODO(step 3a): loop over rows as in step 2a and load the thread's two elements. Why are
+    //   they half a section apart rather than next to each other? (Think about the warp's loads.)
     //
-    // TODO(step 3b): up-sweep, the reduction tree (~5 lines):
-    //   for (int stride = 1; stride < n; stride *= 2) {
-    //       __syncthreads();   // the loads / the previous level's sums are complete
-    //       i = (t + 1) * 2 * stride - 1;  if (i < n) xy[i] += xy[i - stride];
-    //   }
-    //   One barrier per level is enough: within a level the slots written (i) and read
-    //   (i - stride) are disjoint. Afterwards xy[n - 1] is the section total.
+    // TODO(step 3b): the up-sweep (the reduction tree of section 3 of the handout): log2(n)
+    //   levels, strides doubling, fewer active threads at each level. Work out from the figure
+    //   which slot a thread updates at each level, and from which. How many barriers does a
+    //   level need, given which slots it reads and writes? Afterwards the last slot holds the
+    //   section total.
     //
-    // TODO(step 3c): down-sweep, the distribution tree (~5 lines):
-    //   for (int stride = n / 4; stride > 0; stride /= 2) {
-    //       __syncthreads();   // the previous level is complete
-    //       i = (t + 1) * 2 * stride - 1;  if (i + stride < n) xy[i + stride] += xy[i];
-    //   }
-    //   Then one more __syncthreads(): the last level wrote slots other threads will read.
+    // TODO(step 3c): the down-sweep (the distribution tree), strides halving, that turns the
+    //   partial sums into the inclusive scan. Pitfall: the last level's writes must be visible
+    //   before any thread reads its results.
     //
-    // TODO(step 3d): write out elements a and b (if inside the row), and the section total
-    //   sums(blockIdx.x, y) = xy[n - 1] from thread half - 1 (it owns element n - 1). (~3 lines)
-    //   No barrier before the next row: until the first up-sweep barrier each thread touches
-    //   only its own two slots.
+    // TODO(step 3d): write out the two elements (inside the row only) and the section total to
+    //   sums(blockIdx.x, y): which thread owns the last slot?
 }
 
 }  // namespace
@@ -77,12 +70,11 @@ __global__ void scan_sections_kernel([[maybe_unused]] View<const In> in, [[maybe
 template <class In>
 void scan_rows_brent_kung([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
                           [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 3e): the same hierarchy as step 2d (~16 lines), with three differences:
-    //   - s must be a power of two in kElemsPerThread..kMaxSectionSize (else std::invalid_argument);
-    //   - s / kElemsPerThread threads per block;
-    //   - dynamic shared memory of (conflict_free(s - 1) + 1) * sizeof(std::uint32_t) bytes.
-    //   Reuse scan_block_sums and add_block_sums from 02_kogge_stone.cu (declared in
-    //   integral_image.hpp) when sections > 1. Then delete the throw.
+    // TODO(step 3e): the same hierarchy as step 2d, with three differences: the section size
+    //   must be a power of two in kElemsPerThread..kMaxSectionSize (else std::invalid_argument);
+    //   each thread owns kElemsPerThread elements; and the shared array is padded by
+    //   conflict_free(), so its size is not simply s words. Reuse scan_block_sums and
+    //   add_block_sums from step 2. Then delete the throw.
     throw labkit::NotImplemented("scan_rows_brent_kung (03_brent_kung.cu)");
 }
 

@@ -80,21 +80,17 @@ bool packet_aligned(View<T> v) {
 }
 
 // Memory ordering. The only data one block hands to another is the running sum, and it travels
-// inside the same aligned 64-bit word as its flag. A 64-bit atomic store and load are
-// single-copy atomic: a reader that sees the flag sees the value written with it, never an older
-// one. So relaxed order is enough and no __threadfence() is needed. (With a separate flag array
-// it would be: store value; __threadfence(); store flag — and load flag; __threadfence(); load
-// value on the reader side, so that the flag cannot become visible before the value.)
-// Device scope: the reader is another block, possibly on another SM.
+// inside the same aligned 64-bit word as its flag, so a reader that sees the flag sees the value
+// written with it (handout, section 5: why two separate words would need fences, and this one
+// word does not). Device scope: the reader is another block, possibly on another SM.
 using ChainRef = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
 
-// TODO(step 4a): the two chain helpers (~10 lines):
-//   __device__ std::uint32_t wait_for_running_sum(std::uint64_t& word):
-//       const ChainRef ref(word); load with ref.load(cuda::memory_order_relaxed) until
-//       (seen & kReady) != 0; return the low 32 bits (static_cast<std::uint32_t>(seen)).
-//       A plain (non-atomic) load in the loop would be wrong: the compiler may read it once.
-//   __device__ void publish_running_sum(std::uint64_t& word, std::uint32_t running_sum):
-//       ChainRef(word).store(kReady | running_sum, cuda::memory_order_relaxed);
+// TODO(step 4a): two small device functions on a chain word (through a ChainRef):
+//   - wait_for_running_sum(word): spin until the word has kReady set, then return its running
+//     sum (the low 32 bits). Pitfall: a plain load in the loop may be read once and hoisted out
+//     by the compiler; the loop must re-read memory every time.
+//   - publish_running_sum(word, running_sum): one store of flag and value together.
+//   Which memory order do they need, given that flag and value travel in one word?
 
 // One block scans one section of kSection elements of one row: kSection / kItems threads.
 // chain[id] is the running-sum word of logical block id = section * height + row; the block
@@ -109,43 +105,30 @@ __global__ void __launch_bounds__(kSection / kItems)
     static_assert(kSection % (kItems * kWarpSize) == 0, "a section is a whole number of warps");
     [[maybe_unused]] constexpr int kWarps = kSection / kItems / kWarpSize;
 
-    // TODO(step 4b): shared variables (3 lines): int logical_id; std::uint32_t row_prefix (the
-    //   running sum of the sections before this one); std::uint32_t warp_totals[kWarps].
+    // TODO(step 4b): the block's shared variables: its logical id, the running sum of the
+    //   sections before this one in its row, and one total per warp.
     //
-    // TODO(step 4c): the logical id (~6 lines). t = threadIdx.x, lane = t % kWarpSize,
-    //   warp = t / kWarpSize. Thread 0: logical_id = atomicAdd(counter, 1u); then __syncthreads()
-    //   (every thread needs it). id = logical_id; row = id % in.height; section = id / in.height
-    //   (section-major: the block a section waits for got its id `height` ids earlier);
-    //   x0 = section * kSection + t * kItems.
-    //   Why not blockIdx.x: blocks do not start in blockIdx order. A block waiting for a
-    //   predecessor that has not started yet could hold the SM that predecessor needs: deadlock.
-    //   An id from the counter is only handed to a block that is already running.
+    // TODO(step 4c): the logical id. One thread takes it from the counter (atomicAdd) and the
+    //   block shares it. Map it to (row, section) section-major: all rows' section 0 first, then
+    //   all rows' section 1, ... (handout, section 5, says why this order is fast and why the id
+    //   must not be blockIdx.x). Then this thread's first element in the row.
     //
-    // TODO(step 4d): load kItems elements into std::uint32_t v[kItems] (~8 lines).
-    //   whole_packet = packets && x0 + kItems <= in.width;
-    //   if (whole_packet) { InPacket p = *reinterpret_cast<const InPacket*>(in.row(row) + x0);
-    //       v = {p.x, p.y, p.z, p.w}; }            // one 4- or 16-byte load
-    //   else for each i: v[i] = x0 + i < in.width ? in(x0 + i, row) : 0;   // the row's tail
+    // TODO(step 4d): load the thread's kItems elements into registers: one packet load when the
+    //   whole packet is inside the row and `packets` allows it, element by element otherwise.
+    //   Pitfall: elements past the end of the row count as 0, and are never read.
     //
-    // TODO(step 4e): thread 0 only (1 line): row_prefix = section == 0 ? 0 :
-    //   wait_for_running_sum(chain[id - in.height]);  Doing it here, before the loads are used,
-    //   overlaps the wait with the loads in flight.
+    // TODO(step 4e): one thread waits for the previous section's running sum (the first section
+    //   of a row waits for nobody). Where in the kernel should the wait go so that it overlaps
+    //   the loads already in flight?
     //
-    // TODO(step 4f): scan the section (~12 lines).
-    //   for i = 1 .. kItems - 1: v[i] += v[i - 1];   thread_total = v[kItems - 1];
-    //   inclusive = warp_inclusive_scan(thread_total, lane);
-    //   the last lane of each warp writes warp_totals[warp] = inclusive;
-    //   __syncthreads();   // warp totals and row_prefix are written before anyone reads them
-    //   each thread: warp_offset = sum of warp_totals[w] for w < warp; block_total = sum of all.
+    // TODO(step 4f): scan the section: in registers (kItems elements), then across the warp
+    //   (warp_inclusive_scan, given above), then across the warps through shared memory. What
+    //   must be complete before a thread reads the warp totals and the running sum?
     //
-    // TODO(step 4g): publish, then write out (~12 lines).
-    //   prefix = row_prefix;
-    //   thread 0, if section + 1 < sections (the last section has no successor and no word):
-    //       publish_running_sum(chain[id], prefix + block_total);   -- as early as possible
-    //   offset = prefix + warp_offset + (inclusive - thread_total); add it to every v[i];
-    //   store as in 4d: one OutPacket{v[0], v[1], v[2], v[3]} at out.row(row) + x0 when
-    //   whole_packet, else element by element for x0 + i < in.width (never past the row end:
-    //   the grader checks the guard space after each row).
+    // TODO(step 4g): publish this section's running sum for the next section of the row, as
+    //   early as possible (the next block may be waiting), unless it is the row's last section
+    //   (which has no chain word). Then add each thread's offset and store, as you loaded.
+    //   Pitfall: never write past the end of the row; the grader checks the guard space.
 }
 
 }  // namespace
@@ -153,21 +136,14 @@ __global__ void __launch_bounds__(kSection / kItems)
 template <class In>
 void scan_rows_single_pass([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
                            [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 4h): launch (~25 lines; a `template <int kSection, class In> void launch(...)`
-    //   helper plus a switch on tuning.section_size over 256, 512, 1024, else
-    //   std::invalid_argument). Return early for an empty image. In the helper:
-    //   sections = ceil_div(in.width, kSection); blocks = (long long)sections * in.height (throw
-    //   if > INT_MAX: ids are int);
-    //   links = std::size_t(sections - 1) * in.height  (chain words: ids of sections that have a
-    //   successor are exactly 0 .. links - 1);
-    //   chain = ctx.workspace->get<std::uint64_t>(Scratch::chain_flags, links);
-    //   counter = ctx.workspace->get<unsigned>(Scratch::block_counter, 1);
-    //   The workspace still holds the last call's words: CUDA_CHECK(cudaMemsetAsync(...)) both to
-    //   0 on ctx.stream (the chain only if links > 0); stream order puts them before the kernel.
-    //   packets = packet_aligned<typename Packet<In>::type>(in) && packet_aligned<OutPacket>(out);
-    //   single_pass_kernel<In, kSection><<<blocks, kSection / kItems, 0, ctx.stream>>>(in, out,
-    //       chain, counter, sections, packets); CUDA_CHECK_LAUNCH();
-    //   Then delete the throw.
+    // TODO(step 4h): the launch. kSection is a template argument (shared array sizes, unrolled
+    //   loops): choose the instance from tuning.section_size (256, 512 or 1024; anything else is
+    //   std::invalid_argument). One block per section and row; refuse an image with more blocks
+    //   than an int id can count. The chain words (one per section that has a successor) and the
+    //   block counter come from the workspace (Scratch::chain_flags, Scratch::block_counter),
+    //   which still holds the last call's values: clear both on ctx.stream before the kernel.
+    //   Use packets only when packet_aligned() says both views allow them. Return early for an
+    //   empty image; check the launch. Then delete the throw.
     throw labkit::NotImplemented("scan_rows_single_pass (04_single_pass.cu)");
 }
 
