@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The grader's command line as students and instructors meet it: wrong options are refused
+before any work with one message and exit 2, files it would write are checked first, a GPU
+variant on a machine without a GPU says so, and the starter's own tests step aside once a
+student edits a file.
+
+    cli_selftest.py GRADER RUNNER STARTER_GUARD MANIFEST STUDENT_DIR
+"""
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SKIP = 77
+
+
+def run(cmd):
+    proc = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=300)
+    print("$", " ".join(str(c) for c in cmd), "->", proc.returncode)
+    print("  " + proc.stdout.strip().replace("\n", "\n  "))
+    return proc.returncode, proc.stdout
+
+
+def expect(cond, what):
+    if not cond:
+        print("FAILED:", what)
+        sys.exit(1)
+
+
+def main():
+    grader, runner, guard, manifest, student_dir = sys.argv[1:6]
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "old.json"
+        report.write_text("an earlier report")
+        for bad, says in ((["--sizes", "0x0"], "bad size"), (["--sizes", "100000x100000"], "too large"),
+                          (["--runs", "0"], "above 0"), (["--timeout", "-1"], "above 0"),
+                          (["--variants", "nosuch*"], "matches no variant"),
+                          (["--json", "/nonexistent-folder/x.json"], "no folder")):
+            rc, out = run([grader, "grade", "--runner", runner, "--json", report, *bad])
+            expect(rc == 2 and says in out, f"{bad}: exit 2 and '{says}'")
+            expect(out.count(says) == 1, f"{bad}: the message once")
+        expect(report.read_text() == "an earlier report", "an earlier report is left alone")
+
+        photo = Path(__file__).resolve().parent.parent / "datasets" / "photos" / "chelsea.png"
+        rc, out = run([grader, "run", "cpu-sequential", "--runner", runner, "--input", photo,
+                       "--output", Path(tmp) / "x.jpg"])
+        expect(rc == 2 and ".png" in out, "--output must be a .png")
+        rc, out = run([grader, "run", "cpu-sequential", "--runner", runner, "--input", photo,
+                       "--output", Path(tmp) / "x.png", "--raw", "/nonexistent-folder/x.bin"])
+        expect(rc == 2 and not (Path(tmp) / "x.png").exists(), "--raw checked before the picture is written")
+        rc, device = run([grader, "device"])
+        if rc != 0:  # no GPU here: a GPU variant says so, never a driver story
+            rc, out = run([grader, "list", "--runner", runner])
+            gpu = [l.split("\t")[0] for l in out.splitlines() if "\tgpu\t" in l]
+            if gpu:
+                rc, out = run([grader, "run", gpu[0], "--runner", runner, "--input", photo,
+                               "--output", Path(tmp) / "g.png"])
+                expect(rc != 0 and "no CUDA device" in out, "a GPU variant without a GPU says 'no CUDA device'")
+
+        # The starter's tests skip, with the reason, once a student file differs.
+        edited = Path(tmp) / "student"
+        shutil.copytree(student_dir, edited)
+        name = next(l.split()[1] for l in Path(manifest).read_text().splitlines() if l.strip())
+        with open(edited / name, "a") as f:
+            f.write("\n// a student's first edit\n")
+        rc, out = run([sys.executable, guard, manifest, edited, "--", "/bin/true"])
+        expect(rc == SKIP and name in out, "an edited starter skips its own tests and names the file")
+        rc, out = run([sys.executable, guard, manifest, student_dir, "--", "/bin/true"])
+        expect(rc in (0, SKIP), "the guard runs the command on the starter as shipped")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
