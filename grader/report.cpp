@@ -110,7 +110,9 @@ std::vector<Table> correctness_tables(const Report& r) {
             {"variant", "exercise", "kind", "verdict", "cases", "detail"});
     for (const auto& res : r.results)
         t.add_row({res.name, res.exercise, res.kind, std::string(status_label(res.status)),
-                   res.cases_total ? std::to_string(res.cases_passed) + "/" + std::to_string(res.cases_total) : "—",
+                   res.cases_total && res.status != Status::todo
+                       ? std::to_string(res.cases_passed) + "/" + std::to_string(res.cases_total)
+                       : "—",
                    res.detail});
     return {t};
 }

@@ -53,8 +53,13 @@ labkit::DeviceInfo probe_device(bool measure_bandwidth, double timeout_s) {
             kv[value.substr(0, tab)] = tab == std::string::npos ? "" : value.substr(tab + 1);
         }
     labkit::DeviceInfo d;
+    if (kv.empty()) {  // (before any kv[...] below, which would insert keys)
+        d.unavailable_reason = "the device probe " + std::string(LABKIT_PROBE_PATH) + " failed: " + probe.describe() +
+                               " (./labkit build makes it)";
+        return d;
+    }
     d.available = kv["available"] == "1";
-    d.unavailable_reason = kv.empty() ? "the device probe failed: " + probe.describe() : kv["reason"];
+    d.unavailable_reason = kv["reason"];
     d.name = kv["name"];
     d.driver_version = kv["driver"];
     d.runtime_version = kv["runtime"];

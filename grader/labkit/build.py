@@ -168,10 +168,11 @@ class Lab:
 class BuildInfo:
     """What <build_dir>/labkit-build.json says: the labs in teaching order and their programs."""
 
-    def __init__(self, build_dir, labs, cuda):
+    def __init__(self, build_dir, labs, cuda, probe=""):
         self.dir = Path(build_dir)
         self.labs = labs
         self.cuda = cuda  # True, False, or None when the file does not say
+        self.probe = probe  # the device probe every grader runs ("" in an older build description)
 
     @classmethod
     def read(cls, build_dir):
@@ -186,10 +187,11 @@ class BuildInfo:
                         solution_runner=str(l.get("solution_runner") or ""))
                     for l in data["labs"]]
             cuda = data.get("cuda")
+            probe = str(data.get("probe") or "")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise LabkitError(f"{rel(path)} cannot be read ({e.__class__.__name__}: {e}); "
                               "reconfigure the build") from None
-        return cls(build_dir, labs, cuda)
+        return cls(build_dir, labs, cuda, probe)
 
     def names(self):
         return [l.name for l in self.labs]

@@ -72,9 +72,9 @@ def make_parser():
 
     p = sub.add_parser("run", parents=[common], help="run one variant on an image",
                        description="Runs VARIANT of LAB on IMG and writes a picture of the result as a "
-                       "PNG (and the raw values with --raw). Options of the lab's own pictures (e.g. "
-                       "--radius R for integral_image: the input beside its box blur, computed from the "
-                       "table) are handed to the lab's grader: ./labkit run LAB --help lists them.")
+                       "PNG (and the raw values with --raw). Options of a lab's own picture are handed "
+                       "to the lab's grader; integral_image has --radius R (default 8): the input beside "
+                       "its box blur of radius R, computed from the table.")
     p.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
     p.add_argument("variant", metavar="VARIANT", help="the variant to run (./labkit list LAB shows them)")
     p.add_argument("--input", required=True, metavar="IMG", help="input image (PNG, JPEG, ...)")

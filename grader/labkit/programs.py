@@ -16,6 +16,9 @@ def build_grader(build, lab):
     """Builds the grader of lab (a build.Lab) in build; a kit that does not compile is not the
     student's doing, so it stops labkit."""
     path, err = make(build.dir, lab.grader)
+    if path is not None and build.probe:  # the grader runs it to learn what GPU there is
+        probe, err = make(build.dir, build.probe)
+        path = path if probe is not None else None
     if path is None:
         say(first_errors(err))
         raise LabkitError(f"could not build the {lab.name} grader, {lab.grader} (see above; "

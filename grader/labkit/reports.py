@@ -43,20 +43,23 @@ def counts(report):
 
 
 def student_summary(report):
-    """One line on the student's variants: what passed, what is still TODO, and what compiled
-    but could not be checked on this machine (never to be mistaken for a pass)."""
+    """One line on the student's variants, by verdict: what passed, what failed, what is still
+    TODO, and what compiled but could not be checked on this machine (never a pass)."""
     vs = [v for v in report.get("variants", []) if not v.get("reference")]
-    passed, total = counts(report)
-    todo = sum(v.get("status") == "todo" for v in vs)
+    seen = {}
+    for v in vs:
+        seen[v.get("status")] = seen.get(v.get("status"), 0) + 1
+    parts = [f"{seen.pop('pass', 0)} of {len(vs)} variants pass"]
     not_run = [v for v in vs if v.get("status") == "not-run"]
-    text = f"{passed}/{total} checked variants pass"
-    if todo:
-        text += f", {todo} TODO"
+    seen.pop("not-run", None)
+    parts += [f"{n} {SHOWN.get(s, s)}" for s, n in seen.items()]
+    if "build-error" in seen:
+        parts.append("the files do not compile: the compiler's first errors are above")
     if not_run:
-        why = str(not_run[0].get("detail", "")).replace(" (compiled)", "")
-        text += (f"; {len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
-                 f"checked here ({why})")
-    return text
+        why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
+        parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
+                     f"checked here ({why}): check them on a GPU")
+    return "; ".join(parts)
 
 
 def tally(report):
