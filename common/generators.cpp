@@ -6,6 +6,8 @@ constexpr int kCheckerSquare = 8;        // pixels per checkerboard square side
 constexpr int kLowContrastBase = 100;    // low-contrast images span [100, 100 + 40): a dull,
 constexpr int kLowContrastRange = 40;    // washed-out photo, the input histogram equalization fixes
 constexpr int kLevels = 256;
+constexpr std::uint64_t kSkewedPercent = 90;  // share of the skewed image's pixels that are white
+constexpr std::uint64_t kPercent = 100;
 }  // namespace
 
 std::optional<Pattern> parse_pattern(std::string_view name) {
@@ -41,6 +43,11 @@ GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
                 case Pattern::low_contrast:
                     v = kLowContrastBase + static_cast<int>(mix64(seed ^ mix64(index)) % kLowContrastRange);
                     break;
+                case Pattern::skewed: {
+                    const std::uint64_t r = mix64(seed ^ mix64(index));
+                    v = r % kPercent < kSkewedPercent ? kLevels - 1 : static_cast<int>((r / kPercent) % kLevels);
+                    break;
+                }
             }
             img(x, y) = static_cast<std::uint8_t>(v);
         }

@@ -21,7 +21,9 @@
 
 #include "labkit/image_io.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -96,7 +98,7 @@ void check_image_size(long long width, long long height, const std::string& what
                          std::to_string(kMaxImagePixels) + " pixels)");
 }
 
-GrayImage load_gray(const std::string& path) {
+RgbImage load_rgb(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail(path, "no such file");
     if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory");
@@ -107,7 +109,7 @@ GrayImage load_gray(const std::string& path) {
     std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!file) fail(path, "cannot open it for reading");
     const auto start = read_start(path, 4);
-    if (detail::looks_like_pnm(std::string(start.begin(), start.end()))) return detail::load_pnm(path, &luma);
+    if (detail::looks_like_pnm(std::string(start.begin(), start.end()))) return detail::load_pnm(path);
 
     // Read the header first, so an absurd size is refused before any decoding or allocation.
     stbi__g_failure_reason = nullptr;  // stb keeps the last failure's reason: never report a stale one
@@ -134,13 +136,45 @@ GrayImage load_gray(const std::string& path) {
         fail(path, std::string("corrupt or truncated (") +
                        (stbi_failure_reason() ? stbi_failure_reason() : "the decoder gave no reason") + ")");
 
-    GrayImage gray(width, height);
+    constexpr int kRgb = 3;  // stb's channels: 1 = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA; alpha is ignored
+    RgbImage image{width, height, std::vector<std::uint8_t>(static_cast<std::size_t>(width) * height * kRgb), channels >= kRgb};
     const stbi_uc* p = pixels.get();
-    for (std::size_t i = 0; i < gray.pixels(); ++i, p += channels) {
-        // 1 = gray, 2 = gray + alpha, 3 = RGB, 4 = RGBA; alpha is ignored.
-        gray.data()[i] = channels >= 3 ? luma(p[0], p[1], p[2]) : p[0];
+    for (std::size_t i = 0; i < image.rgb.size(); i += kRgb, p += channels)
+        for (int c = 0; c < kRgb; ++c) image.rgb[i + c] = p[image.colour ? c : 0];
+    return image;
+}
+
+GrayImage luma_of(const RgbImage& image) {
+    GrayImage gray(image.width, image.height);
+    for (std::size_t i = 0; i < gray.pixels(); ++i) {
+        const std::uint8_t* p = &image.rgb[3 * i];
+        gray.data()[i] = luma(p[0], p[1], p[2]);
     }
     return gray;
+}
+
+GrayImage load_gray(const std::string& path) { return luma_of(load_rgb(path)); }
+
+RgbImage with_luma(const RgbImage& image, View<const std::uint8_t> new_luma) {
+    if (new_luma.width != image.width || new_luma.height != image.height)
+        throw ImageError("with_luma: the luma is " + std::to_string(new_luma.width) + "x" + std::to_string(new_luma.height) +
+                         ", the image " + std::to_string(image.width) + "x" + std::to_string(image.height));
+    // BT.601 full range (JFIF): Cb = 0.564 (B - Y), Cr = 0.713 (R - Y); the inverse below.
+    constexpr double kCb = 0.5 / (1 - 0.114), kCr = 0.5 / (1 - 0.299);
+    constexpr double kRfromCr = 1.402, kGfromCb = 0.344136, kGfromCr = 0.714136, kBfromCb = 1.772;
+    auto clamp8 = [](double v) { return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L)); };
+    RgbImage out = image;
+    for (int y = 0; y < image.height; ++y)
+        for (int x = 0; x < image.width; ++x) {
+            std::uint8_t* p = &out.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)];
+            const double old_y = luma(p[0], p[1], p[2]);
+            const double cb = kCb * (p[2] - old_y), cr = kCr * (p[0] - old_y);
+            const double y_new = new_luma(x, y);
+            p[0] = clamp8(y_new + kRfromCr * cr);
+            p[1] = clamp8(y_new - kGfromCb * cb - kGfromCr * cr);
+            p[2] = clamp8(y_new + kBfromCb * cb);
+        }
+    return out;
 }
 
 void save_png(const std::string& path, View<const std::uint8_t> image) {

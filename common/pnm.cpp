@@ -72,7 +72,7 @@ bool looks_like_pnm(const std::string& start) {
     return start.size() >= 2 && start[0] == 'P' && start[1] >= '1' && start[1] <= '6';
 }
 
-GrayImage load_pnm(const std::string& path, unsigned char (*luma)(unsigned, unsigned, unsigned)) {
+RgbImage load_pnm(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.size() < 2) fail(path, "truncated");
@@ -106,16 +106,18 @@ GrayImage load_pnm(const std::string& path, unsigned char (*luma)(unsigned, unsi
         if (v > maxval) fail(path, "a pixel value " + std::to_string(v) + " exceeds the maximum " + std::to_string(maxval));
         return static_cast<unsigned>((v * kMax8Bit + maxval / 2) / maxval);  // rounded to 8 bits
     };
-    GrayImage gray(static_cast<int>(width), static_cast<int>(height));
-    for (std::size_t i = 0; i < gray.pixels(); ++i) {
+    RgbImage image{static_cast<int>(width), static_cast<int>(height), {}, channels == 3};
+    image.rgb.resize(static_cast<std::size_t>(width) * height * 3);
+    for (std::size_t i = 0; i < image.rgb.size(); i += 3) {
+        image.rgb[i] = static_cast<unsigned char>(sample());
         if (channels == 1) {
-            gray.data()[i] = static_cast<unsigned char>(sample());
+            image.rgb[i + 1] = image.rgb[i + 2] = image.rgb[i];
         } else {
-            const unsigned red = sample(), green = sample(), blue = sample();
-            gray.data()[i] = luma(red, green, blue);
+            image.rgb[i + 1] = static_cast<unsigned char>(sample());
+            image.rgb[i + 2] = static_cast<unsigned char>(sample());
         }
     }
-    return gray;
+    return image;
 }
 
 }  // namespace labkit::detail

@@ -6,15 +6,15 @@
 
 #include <string>
 
-#include "labkit/image.hpp"
+#include "labkit/image_io.hpp"
 
 namespace labkit::detail {
 
 // True when the file starts like a PNM file ('P' and a digit 1-6).
 bool looks_like_pnm(const std::string& bytes_at_start);
 
-// Reads a PGM or PPM file as 8-bit gray (PPM through the BT.601 luma of image_io.hpp). Throws
-// ImageError naming the file and what is wrong with it.
-GrayImage load_pnm(const std::string& path, unsigned char (*luma)(unsigned, unsigned, unsigned));
+// Reads a PGM or PPM file as 8-bit RGB (a PGM's gray in all three). Throws ImageError naming the
+// file and what is wrong with it.
+RgbImage load_pnm(const std::string& path);
 
 }  // namespace labkit::detail

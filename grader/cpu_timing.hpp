@@ -22,7 +22,8 @@ inline PerfLine time_cpu_call(const std::function<void()>& call, int width, int 
         total += ms.back();
     }
     const auto s = labkit::summarize(ms);
-    return {width, height, threads, s.median, s.min, s.max, s.runs, s.median, {}};
+    return {.width = width, .height = height, .threads = threads, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
+            .runs = s.runs, .e2e_ms = s.median, .stage_ms = {}};
 }
 
 }  // namespace grader

@@ -16,11 +16,21 @@
 //   picture(in, out, option)       a gray picture of a case and its output, for `run` (option: the
 //                                  lab's picture option, LabDescription::picture_option)
 //   lab_cases(seed)                optional: the lab's own cases beyond the shared ones
+// and, optional on both sides:
+//   perf_patterns                  the shared patterns the timings use (default: random); each
+//                                  gets its own tables, e.g. uniform noise and a skewed image
+//   perf_views                     named subsets of the variants, each shown as one more table:
+//                                  rows the sizes, columns the variants (grader::PerfView)
+//   luma_of_colour                 true: the output is a new luma for the input, so `run` writes
+//                                  the result (in colour for a colour photo: its chroma kept) to
+//                                  --output, and the picture beside it as <stem>-<picture_name>.png;
+//                                  picture_what says what the picture shows
 // docs/adding_a_lab.md walks through a worked example.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +42,8 @@
 
 namespace grader {
 
+inline constexpr labkit::Pattern kDefaultPerfPatterns[] = {labkit::Pattern::random};
+
 // The Params of a lab without run-time parameters.
 struct NoParams {};
 
@@ -41,6 +53,48 @@ struct WithoutParams {
     static std::string params_text(const NoParams&) { return "-"; }
     static NoParams parse_params(std::string_view) { return {}; }
 };
+
+// Contracts whose input is an 8-bit gray image (a shared pattern, or a photo as it is) and whose
+// output has the input's size inherit this for output_size, make_input and from_photo.
+struct GrayInSameSizeOut {
+    static std::pair<int, int> output_size(int width, int height, const auto& /*params*/) { return {width, height}; }
+    static labkit::GrayImage make_input(labkit::Pattern p, int width, int height, std::uint64_t seed) {
+        return labkit::generate(p, width, height, seed);
+    }
+    static labkit::GrayImage from_photo(labkit::GrayImage gray) { return gray; }
+};
+
+// One more timing table: the variants whose names match `glob`, columns named by what follows
+// their common prefix; each cell "ms (×speedup)" against `versus` (empty: the reference).
+struct PerfView {
+    std::string_view title;
+    std::string_view glob;
+    std::string_view versus = "";
+};
+
+template <class C>
+constexpr auto perf_patterns_of() {
+    if constexpr (requires { C::perf_patterns; })
+        return std::span<const labkit::Pattern>(C::perf_patterns);
+    else
+        return std::span<const labkit::Pattern>(kDefaultPerfPatterns);
+}
+
+template <class C>
+constexpr std::span<const PerfView> perf_views_of() {
+    if constexpr (requires { C::perf_views; })
+        return C::perf_views;
+    else
+        return {};
+}
+
+template <class C>
+constexpr bool luma_of_colour() {
+    if constexpr (requires { C::luma_of_colour; })
+        return C::luma_of_colour;
+    else
+        return false;
+}
 
 enum class Target { cpu, gpu };
 constexpr std::string_view target_name(Target t) { return t == Target::gpu ? "gpu" : "cpu"; }

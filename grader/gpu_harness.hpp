@@ -107,7 +107,8 @@ public:
         }
 
         const auto s = labkit::summarize(total);
-        PerfLine line{host_input.width, host_input.height, 0, s.median, s.min, s.max, s.runs, labkit::summarize(e2e).median, {}};
+        PerfLine line{.width = host_input.width, .height = host_input.height, .ms = s.median, .min_ms = s.min,
+                      .max_ms = s.max, .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .stage_ms = {}};
         if (stages.size() > 1)
             for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);
         return line;

@@ -145,7 +145,10 @@ std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, 
         progress.detail(v.name + " (in the grader)");
         lines = ex.time_reference(o.perf);
     } else {
+        std::string patterns;
+        for (const auto& p : ex.info().perf_patterns) patterns += (patterns.empty() ? "" : ",") + p;
         std::vector<std::string> argv{o.runner, "time", v.exercise, v.name, "--sizes", joined(o.perf.sizes),
+                                      "--patterns", patterns,
                                       "--threads", joined(o.perf.threads), "--seed", std::to_string(o.perf.seed),
                                       "--report-fd", std::to_string(kReportFd)};
         if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});

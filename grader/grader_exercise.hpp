@@ -59,8 +59,12 @@ public:
     // `run`: writes the input of one image (a photo) and its manifest into dir.
     virtual void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) = 0;
     // `run`: the picture (and raw values) of the answer, or of the reference when answer is empty;
-    // returns a line that says whether the answer matches the reference.
-    virtual std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
+    // says whether the answer matches the reference, and which files it wrote.
+    struct PhotoResult {
+        std::string verdict;
+        std::vector<std::string> written;  // "what: path"
+    };
+    virtual PhotoResult finish_photo(const std::filesystem::path& answer, const std::string& output_png,
                                      const std::string& raw_path, int picture_option) const = 0;
 };
 
@@ -79,6 +83,10 @@ public:
     ExerciseInfo info() const override {
         ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}};
         for (const Stage& s : C::stages) i.stages.push_back({std::string(s.name), s.bytes_per_pixel});
+        i.perf_patterns.clear();
+        for (const labkit::Pattern p : perf_patterns_of<C>()) i.perf_patterns.emplace_back(labkit::pattern_name(p));
+        for (const PerfView& v : perf_views_of<C>())
+            i.views.push_back({std::string(v.title), std::string(v.glob), std::string(v.versus)});
         return i;
     }
 
@@ -135,42 +143,67 @@ public:
 
     std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
         std::vector<PerfLine> lines;
-        for (const int n : settings.sizes) {
-            const auto input = C::make_input(labkit::Pattern::random, n, n, settings.seed);
-            const Params params{};
-            const auto [w, h] = C::output_size(n, n, params);
-            labkit::HostImage<Out> out(w, h);
-            constexpr int kOneThread = 1;  // the sequential baseline
-            lines.push_back(time_cpu_call([&] { C::reference(input.view(), out.view(), params); }, n, n, kOneThread,
-                                          settings.policy));
-        }
+        for (const labkit::Pattern pattern : perf_patterns_of<C>())
+            for (const int n : settings.sizes) {
+                const auto input = C::make_input(pattern, n, n, settings.seed);
+                const Params params{};
+                const auto [w, h] = C::output_size(n, n, params);
+                labkit::HostImage<Out> out(w, h);
+                constexpr int kOneThread = 1;  // the sequential baseline
+                lines.push_back(time_cpu_call([&] { C::reference(input.view(), out.view(), params); }, n, n, kOneThread,
+                                              settings.policy));
+                lines.back().pattern = labkit::pattern_name(pattern);
+            }
         return lines;
     }
 
     void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) override {
+        photo_ = image_path;
         cases_.clear();
         std::filesystem::create_directories(dir);
         add("photo", C::from_photo(labkit::load_gray(image_path)), Params{});
         write_inputs(dir);
     }
 
-    std::string finish_photo(const std::filesystem::path& answer, const std::string& output_png,
+    PhotoResult finish_photo(const std::filesystem::path& answer, const std::string& output_png,
                              const std::string& raw_path, int picture_option) const override {
         const Case& c = cases_.at(0);
         labkit::HostImage<Out> out = answer.empty() ? c.want : read_raw<Out>(answer);
-        std::string verdict = "the reference itself";
+        PhotoResult result{"the reference itself", {}};
         if (!answer.empty()) {
             if (out.width() != c.want.width() || out.height() != c.want.height())
                 throw std::runtime_error("the answer is " + size_name({out.width(), out.height()}) + ", want " +
                                          size_name({c.want.width(), c.want.height()}));
             const auto m = compare<Out>(out.view(), c.want.view(), C::comparison);
-            verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), C::comparison);
+            result.verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), C::comparison);
         }
-        labkit::save_png(output_png, C::picture(c.input.view(), out.view(), picture_option).view());
-        if (!raw_path.empty())
+        const auto picture = C::picture(c.input.view(), out.view(), picture_option);
+        if constexpr (luma_of_colour<C>()) {
+            // The output is the photo with the answer as its luma; the picture goes beside it.
+            static_assert(std::is_same_v<Out, std::uint8_t>, "luma_of_colour: the output is an 8-bit luma");
+            const auto photo = labkit::load_rgb(photo_);
+            if (photo.colour) {
+                const auto colour = labkit::with_luma(photo, out.view());
+                labkit::save_png_rgb(output_png, colour.rgb.data(), colour.width, colour.height);
+            } else {
+                labkit::save_png(output_png, out.view());
+            }
+            result.written.push_back(std::string(photo.colour ? "the result in colour (chroma kept)" : "the result") +
+                                     ": " + output_png);
+            const auto stem = std::filesystem::path(output_png).replace_extension().string();
+            const std::string picture_png = stem + "-" + std::string(C::picture_name) + ".png";
+            labkit::save_png(picture_png, picture.view());
+            result.written.push_back(std::string(C::picture_what) + ": " + picture_png);
+        } else {
+            labkit::save_png(output_png, picture.view());
+            result.written.push_back("the picture: " + output_png);
+        }
+        if (!raw_path.empty()) {
             write_values_file(raw_path, out.data(), sizeof(Out), out.width(), out.height(),
                               [&](std::size_t k) { return format_value(static_cast<double>(out.data()[k])); });
-        return verdict;
+            result.written.push_back("raw values: " + raw_path);
+        }
+        return result;
     }
 
 private:
@@ -215,6 +248,7 @@ private:
 
     std::vector<Case> cases_;
     std::filesystem::path manifest_;
+    std::string photo_;  // `run`: the photo (for its colour)
 };
 
 }  // namespace grader

@@ -43,17 +43,6 @@ std::vector<int> thread_sweep() {
     return t;
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const auto comma = std::min(s.find(',', start), s.size());
-        if (comma > start) out.push_back(s.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return out;
-}
-
 // An output file must be writable before any work is done: its folder exists and is writable,
 // and the path is not a folder. Throws std::invalid_argument naming the option.
 void check_output_path(const std::string& path, const std::string& option) {
@@ -140,9 +129,9 @@ struct Commands {
             }
             answer = answers / answer_name(0);
         }
-        const std::string verdict = ex.finish_photo(answer, output, raw, picture_option);
-        std::printf("%s: %s -> %s (%s)\n", variant.c_str(), input.c_str(), output.c_str(), verdict.c_str());
-        if (!raw.empty()) std::printf("raw values -> %s\n", raw.c_str());
+        const auto result = ex.finish_photo(answer, output, raw, picture_option);
+        std::printf("%s on %s: %s\n", variant.c_str(), input.c_str(), result.verdict.c_str());
+        for (const auto& w : result.written) std::printf("  wrote %s\n", w.c_str());
         return 0;
     }
 };

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "labkit/generators.hpp"
+
 namespace grader {
 
 namespace fs = std::filesystem;
@@ -84,8 +86,19 @@ std::vector<std::string> split_tabs(const std::string& s) {
     }
 }
 
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const auto comma = std::min(s.find(',', start), s.size());
+        if (comma > start) out.push_back(s.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
 std::string encode(const PerfLine& p) {
-    std::string s = std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
+    std::string s = p.pattern + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
                     "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
                     "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms);
     for (double m : p.stage_ms) s += "\t" + std::to_string(m);
@@ -94,18 +107,20 @@ std::string encode(const PerfLine& p) {
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 8;
+    constexpr std::size_t kFixed = 9;
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {
-        p.width = std::stoi(f[0]);
-        p.height = std::stoi(f[1]);
-        p.threads = std::stoi(f[2]);
-        p.ms = std::stod(f[3]);
-        p.min_ms = std::stod(f[4]);
-        p.max_ms = std::stod(f[5]);
-        p.runs = std::stoi(f[6]);
-        p.e2e_ms = std::stod(f[7]);
+        if (!labkit::parse_pattern(f[0])) throw std::invalid_argument("pattern");
+        p.pattern = f[0];
+        p.width = std::stoi(f[1]);
+        p.height = std::stoi(f[2]);
+        p.threads = std::stoi(f[3]);
+        p.ms = std::stod(f[4]);
+        p.min_ms = std::stod(f[5]);
+        p.max_ms = std::stod(f[6]);
+        p.runs = std::stoi(f[7]);
+        p.e2e_ms = std::stod(f[8]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
     } catch (const std::exception&) {
         throw std::invalid_argument("malformed perf line");

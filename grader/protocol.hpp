@@ -6,7 +6,7 @@
 //       done  <case> <guard>  the answer file is complete; guard: "" or where a write strayed
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       error <message>       an exception; the runner exits 3
-//   runner time EXERCISE VARIANT --sizes N,... --threads N,... --seed S [--runs N]
+//   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
 //       begin <what>
 //       perf  <PerfLine fields>
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary
@@ -62,6 +62,7 @@ std::string answer_name(std::size_t index);  // "000012.out"
 
 // One timing measurement.
 struct PerfLine {
+    std::string pattern = "random";  // the shared pattern of the timed image (labkit::kPatterns)
     int width = 0, height = 0;
     int threads = 0;  // CPU variants; 0 for GPU
     double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU
@@ -71,6 +72,9 @@ struct PerfLine {
 };
 std::string encode(const PerfLine& p);
 PerfLine decode_perf(const std::string& text);  // throws std::invalid_argument
+
+// "a,,b," -> {"a","b"}: empty items are dropped
+std::vector<std::string> split_commas(const std::string& s);
 
 // "a\tb\t\tc" -> {"a","b","","c"}
 std::vector<std::string> split_tabs(const std::string& s);

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -117,7 +119,39 @@ std::vector<Table> correctness_tables(const Report& r) {
     return {t};
 }
 
-std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e) {
+// The view's variants named by what follows their common prefix ("gpu-03-agg-ks-b256" -> "ks-b256").
+std::vector<std::string> short_names(const std::vector<std::string>& names) {
+    if (names.size() < 2) return names;
+    std::size_t common = 0;
+    const std::string& first = names.front();
+    while (common < first.size() && std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+               return common < n.size() && n[common] == first[common];
+           }))
+        ++common;
+    const std::size_t cut = first.rfind('-', common == 0 ? 0 : common - 1);
+    std::vector<std::string> out;
+    for (const auto& n : names) out.push_back(cut == std::string::npos ? n : n.substr(cut + 1));
+    return out;
+}
+
+// A lab's view: the matching variants side by side, "ms (×speedup)" in each cell.
+std::vector<Table> view_tables(const Report& r, const ExerciseInfo& e, const ViewInfo& view, const std::string& who) {
+    const auto best = best_times(r, e.name);
+    std::vector<std::string> names;
+    for (const auto& v : timed_order(r, e.name))
+        if (::fnmatch(view.glob.c_str(), v.c_str(), 0) == 0) names.push_back(v);
+    if (names.empty()) return {};
+    const auto labels = short_names(names);
+    const std::string versus = view.versus.empty() ? e.reference_name : view.versus;
+    return grid(view.title + ": ms (× vs " + versus + ")" + who, labels, perf_sizes(r), [&](const std::string& label, int n) {
+        const auto& v = names[std::find(labels.begin(), labels.end(), label) - labels.begin()];
+        const auto t = lookup(best, v, n), b = lookup(best, versus, n);
+        if (!t) return std::string("—");
+        return ms(*t) + (b ? " (" + ratio(*b / *t) + "×)" : "");
+    });
+}
+
+std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const std::string& on) {
     std::vector<Table> tables;
     const auto best = best_times(r, e.name);
     const auto sizes = perf_sizes(r);
@@ -126,7 +160,7 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e) {
     const auto gpu = timed_order(r, e.name, "gpu");
     const auto cpu = timed_order(r, e.name, "cpu");
     const std::string first_gpu = gpu.empty() ? "" : gpu.front();
-    const std::string who = " — " + r.lab + ": " + e.name + " (" + r.label + ")";
+    const std::string who = " — " + r.lab + ": " + e.name + on + " (" + r.label + ")";
     auto add = [&](std::vector<Table> ts) { tables.insert(tables.end(), ts.begin(), ts.end()); };
     auto speedup = [&](const std::string& base) {
         return [&, base](const std::string& v, int n) {
@@ -207,11 +241,20 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e) {
     return tables;
 }
 
+// Each exercise's tables once per timed pattern, then its views.
 std::vector<Table> performance_tables(const Report& r) {
     std::vector<Table> tables;
+    auto add = [&](const std::vector<Table>& ts) { tables.insert(tables.end(), ts.begin(), ts.end()); };
     for (const auto& e : r.exercises) {
-        auto ts = exercise_tables(r, e);
-        tables.insert(tables.end(), ts.begin(), ts.end());
+        for (const auto& pattern : e.perf_patterns) {
+            Report one = r;
+            one.perf.clear();
+            for (const auto& p : r.perf)
+                if (p.exercise == e.name && p.line.pattern == pattern) one.perf.push_back(p);
+            const std::string on = e.perf_patterns.size() > 1 ? ", " + pattern + " images" : "";
+            add(exercise_tables(one, e, on));
+            for (const auto& view : e.views) add(view_tables(one, e, view, " — " + r.lab + on + " (" + r.label + ")"));
+        }
     }
     return tables;
 }
@@ -261,14 +304,14 @@ std::string markdown(const Report& r) {
 std::string csv(const Report& r) {
     std::size_t stages = 0;
     for (const auto& e : r.exercises) stages = std::max(stages, e.stages.size());
-    std::vector<std::string> headers{"lab", "label", "exercise", "variant", "kind", "width", "height", "threads",
+    std::vector<std::string> headers{"lab", "label", "exercise", "variant", "kind", "pattern", "width", "height", "threads",
                                      "ms_median", "ms_min", "ms_max", "runs", "e2e_ms"};
     for (std::size_t i = 0; i < stages; ++i) headers.push_back("pass" + std::to_string(i + 1) + "_ms");
     headers.insert(headers.end(), {"gpu", "copy_gbps", "date"});
     Table t("timings", headers);
     for (const auto& p : r.perf) {
         const auto& l = p.line;
-        std::vector<std::string> row{r.lab, r.label, p.exercise, p.variant, p.kind, std::to_string(l.width),
+        std::vector<std::string> row{r.lab, r.label, p.exercise, p.variant, p.kind, l.pattern, std::to_string(l.width),
                                      std::to_string(l.height), std::to_string(l.threads), format_fixed(l.ms, 5),
                                      format_fixed(l.min_ms, 5), format_fixed(l.max_ms, 5), std::to_string(l.runs),
                                      format_fixed(l.e2e_ms, 5)};
@@ -301,7 +344,7 @@ Json json(const Report& r) {
     for (const auto& p : r.perf) {
         const auto& l = p.line;
         const double pixels = static_cast<double>(l.width) * l.height;
-        Json o = {{"variant", p.variant}, {"exercise", p.exercise}, {"kind", p.kind},   {"width", l.width},
+        Json o = {{"variant", p.variant}, {"exercise", p.exercise}, {"kind", p.kind},   {"pattern", l.pattern}, {"width", l.width},
                   {"height", l.height},   {"threads", l.threads},   {"kernel_ms", l.ms}, {"min_ms", l.min_ms},
                   {"max_ms", l.max_ms},   {"runs", l.runs},         {"e2e_ms", l.e2e_ms}};
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {

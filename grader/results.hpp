@@ -16,12 +16,19 @@ struct StageInfo {
     double bytes_per_pixel = 0;
 };
 
+// A table of a subset of the variants (grader::PerfView).
+struct ViewInfo {
+    std::string title, glob, versus;
+};
+
 // What the reports need to know of an exercise.
 struct ExerciseInfo {
     std::string name;
     std::string reference_name;
     double min_bytes_per_pixel = 0;  // the floor: read the input once, write the output once
     std::vector<StageInfo> stages;   // empty: a single kernel, no per-stage columns
+    std::vector<std::string> perf_patterns{"random"};  // the timed images' patterns, tables for each
+    std::vector<ViewInfo> views;
 };
 
 struct CaseResult {

@@ -27,6 +27,7 @@
 namespace grader {
 
 struct TimeRequest {
+    std::vector<labkit::Pattern> patterns;
     std::vector<int> sizes, threads;
     std::uint64_t seed = 0;
     labkit::RunPolicy policy;
@@ -104,24 +105,30 @@ public:
     void time(const std::string& variant, const TimeRequest& r, Reporter& report) const override {
         const Variant<C>& v = *find(variant);
         const Params params{};
-        for (const int n : r.sizes) {
-            const auto input = C::make_input(labkit::Pattern::random, n, n, r.seed);
-            if (v.cpu) {
-                const auto [w, h] = C::output_size(n, n, params);
-                labkit::HostImage<Out> out(w, h);
-                for (const int t : r.threads) {
-                    report.send("begin", std::to_string(n) + "x" + std::to_string(n) + " threads=" + std::to_string(t));
-                    const auto line = time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy);
+        for (const labkit::Pattern pattern : r.patterns)
+            for (const int n : r.sizes) {
+                const auto input = C::make_input(pattern, n, n, r.seed);
+                const std::string what = std::string(labkit::pattern_name(pattern)) + " " + std::to_string(n) + "x" +
+                                         std::to_string(n);
+                auto send = [&](PerfLine line) {
+                    line.pattern = labkit::pattern_name(pattern);
                     report.send("perf", encode(line));
-                }
-            } else {
+                };
+                if (v.cpu) {
+                    const auto [w, h] = C::output_size(n, n, params);
+                    labkit::HostImage<Out> out(w, h);
+                    for (const int t : r.threads) {
+                        report.send("begin", what + " threads=" + std::to_string(t));
+                        send(time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy));
+                    }
+                } else {
 #if LABKIT_HAVE_CUDA
-                report.send("begin", std::to_string(n) + "x" + std::to_string(n));
-                GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
-                report.send("perf", encode(gpu.time(v, params, input.view(), r.policy)));
+                    report.send("begin", what);
+                    GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
+                    send(gpu.time(v, params, input.view(), r.policy));
 #endif
+                }
             }
-        }
     }
 
     void dry(const std::string& variant, Reporter& report) const override {

@@ -12,11 +12,16 @@ constexpr int kErrorExit = 3;
 
 std::vector<int> to_ints(const std::string& s) {
     std::vector<int> out;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-        const auto comma = std::min(s.find(',', start), s.size());
-        if (comma > start) out.push_back(std::stoi(s.substr(start, comma - start)));
-        start = comma + 1;
+    for (const auto& item : split_commas(s)) out.push_back(std::stoi(item));
+    return out;
+}
+
+std::vector<labkit::Pattern> to_patterns(const std::string& s) {
+    std::vector<labkit::Pattern> out;
+    for (const auto& name : split_commas(s)) {
+        const auto p = labkit::parse_pattern(name);
+        if (!p) throw std::invalid_argument("--patterns: no pattern '" + name + "'");
+        out.push_back(*p);
     }
     return out;
 }
@@ -35,7 +40,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
                  argc > 0 ? argv[0] : "runner"};
     app.require_subcommand(1);
     int report_fd = 1;  // stdout, for a person; the grader passes its pipe
-    std::string exercise, variant, manifest, answers, sizes, thread_list = "1";
+    std::string exercise, variant, manifest, answers, sizes, thread_list = "1", patterns = "random";
     int threads = 1, runs = 0;
     std::uint64_t seed = 0;
 
@@ -53,6 +58,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     check->add_option("--answers", answers, "the folder for the answers (made by the grader)")->required();
     check->add_option("--threads", threads, "OpenMP threads for CPU variants");
     time->add_option("--sizes", sizes, "square sizes, N,...")->required();
+    time->add_option("--patterns", patterns, "shared patterns of the timed images, NAME,... (default random)");
     time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
     time->add_option("--seed", seed, "seed of the random images");
     time->add_option("--runs", runs, "timed runs (default: adaptive)");
@@ -72,7 +78,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         } else if (*dry) {
             find(exercises, exercise, variant).dry(variant, report);
         } else {
-            TimeRequest r{to_ints(sizes), to_ints(thread_list), seed, {}};
+            TimeRequest r{to_patterns(patterns), to_ints(sizes), to_ints(thread_list), seed, {}};
             r.policy.fixed_runs = runs;
             find(exercises, exercise, variant).time(variant, r, report);
         }

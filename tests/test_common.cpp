@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -110,6 +111,11 @@ TEST_CASE("generators are deterministic and cover their ranges", "[common][gener
     const auto low = labkit::generate(labkit::Pattern::low_contrast, 64, 64, 3);
     CHECK(*std::min_element(low.data(), low.data() + low.pixels()) >= 100);
     CHECK(*std::max_element(low.data(), low.data() + low.pixels()) < 140);
+    const auto skewed = labkit::generate(labkit::Pattern::skewed, 200, 100, 7);
+    const auto white = std::count(skewed.data(), skewed.data() + skewed.pixels(), 255);
+    CHECK(white > 0.88 * skewed.pixels());  // 90% white, give or take the noise
+    CHECK(white < 0.92 * skewed.pixels());
+    CHECK(std::count(skewed.data(), skewed.data() + skewed.pixels(), 0) > 0);  // the rest spans the levels
     const auto r1 = labkit::generate(labkit::Pattern::random, 64, 64, 1), r2 = labkit::generate(labkit::Pattern::random, 64, 64, 2);
     CHECK_FALSE(std::equal(r1.data(), r1.data() + r1.pixels(), r2.data()));
     CHECK_FALSE(labkit::parse_pattern("plaid").has_value());
@@ -156,14 +162,17 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const grader::PerfLine p{1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, {0.25, 0.5}};
+    const grader::PerfLine p{"skewed", 1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, {0.25, 0.5}};
     const auto q = grader::decode_perf(grader::encode(p));
+    CHECK(q.pattern == "skewed");
     CHECK(q.width == 1024);
     CHECK(q.runs == 9);
     CHECK(q.e2e_ms == 3.5);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
     CHECK_THROWS_AS(grader::decode_perf("1\t2"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th"), std::invalid_argument);
+    CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti"), std::invalid_argument);
+    CHECK_THROWS_AS(grader::decode_perf("plaid\t1\t1\t0\t1\t1\t1\t1\t1"), std::invalid_argument);  // no such pattern
+    CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("statistics: median, spread", "[common][timing]") {

@@ -4,6 +4,7 @@
 // them and the kit's photos: no signal, no hang, and either a clear error or an image.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,30 @@ TEST_CASE("valid files of every supported kind load with the right pixels", "[co
     const auto png = load("ok_rgba16.png");
     REQUIRE(png.width() == 64);
     CHECK(png(0, 0) == 77);  // opaque red, 16 bits: the luma of (255, 0, 0), (77 * 255 + 128) >> 8
+}
+
+TEST_CASE("colour: RGB as stored, and a new luma under the same chroma", "[common][images]") {
+    const auto red = labkit::load_rgb((images() / "ok_rgba16.png").string());
+    REQUIRE(red.colour);
+    CHECK(red.rgb[0] == 255);
+    CHECK(red.rgb[1] == 0);
+    const auto gray = labkit::load_rgb((images() / "ok.pgm").string());
+    CHECK_FALSE(gray.colour);
+    CHECK(gray.rgb[3 * 63 + 1] == 63);  // a gray file: the value in all three channels
+
+    // Its own luma gives the image back, to the rounding of one step; a gray image stays gray.
+    constexpr int kSide = 48;  // not ok.pgm's size
+    labkit::RgbImage photo{kSide, kSide, std::vector<std::uint8_t>(3 * kSide * kSide), true};
+    for (std::size_t i = 0; i < photo.rgb.size(); ++i) photo.rgb[i] = static_cast<std::uint8_t>(labkit::mix64(i));
+    const auto same = labkit::with_luma(photo, labkit::luma_of(photo).view());
+    int worst = 0;
+    for (std::size_t i = 0; i < photo.rgb.size(); ++i) worst = std::max(worst, std::abs(photo.rgb[i] - same.rgb[i]));
+    CHECK(worst <= 2);
+    labkit::GrayImage brighter(gray.width, gray.height, 200);
+    const auto lifted = labkit::with_luma(gray, brighter.view());
+    CHECK(lifted.rgb[0] == 200);
+    CHECK(lifted.rgb[1] == 200);
+    CHECK_THROWS_AS(labkit::with_luma(photo, brighter.view()), labkit::ImageError);  // sizes differ
 }
 
 TEST_CASE("broken files are refused with a reason that names the problem", "[common][images]") {

@@ -12,7 +12,7 @@
 
 namespace labkit {
 
-enum class Pattern { random, zeros, full, gradient, checkerboard, low_contrast };
+enum class Pattern { random, zeros, full, gradient, checkerboard, low_contrast, skewed };
 
 struct PatternInfo {
     Pattern pattern;
@@ -27,6 +27,7 @@ inline constexpr PatternInfo kPatterns[] = {
     {Pattern::gradient, "gradient", "diagonal ramp 0..255"},
     {Pattern::checkerboard, "checkerboard", "8x8 squares of 0 and 255"},
     {Pattern::low_contrast, "low-contrast", "random values squeezed into 100..139"},
+    {Pattern::skewed, "skewed", "90% of the pixels 255, the rest uniform (a mostly white page)"},
 };
 
 std::optional<Pattern> parse_pattern(std::string_view name);

@@ -5,10 +5,13 @@
 // Colour input is converted to 8-bit gray with the ITU-R BT.601 luma weights
 // Y = 0.299 R + 0.587 G + 0.114 B, computed in integers as (77 R + 150 G + 29 B + 128) >> 8
 // (the weights sum to 256, so white stays 255). An alpha channel is ignored.
+// A lab whose output is a new luma (histogram equalization) puts it back into the colour photo
+// through BT.601 full-range YCbCr (JPEG's): the photo's Cb and Cr are kept.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "labkit/image.hpp"
 
@@ -19,8 +22,20 @@ namespace labkit {
 inline constexpr long long kMaxImagePixels = 1LL << 28;
 inline constexpr int kMaxImageSide = 65536;
 
+// 8-bit RGB, interleaved; a gray file has the same value in all three, and colour == false.
+struct RgbImage {
+    int width = 0, height = 0;
+    std::vector<std::uint8_t> rgb;
+    bool colour = false;
+};
+
 // Throws ImageError naming the file and the reason (missing, empty, truncated, corrupt, too large).
-GrayImage load_gray(const std::string& path);
+RgbImage load_rgb(const std::string& path);
+GrayImage load_gray(const std::string& path);  // the BT.601 luma of load_rgb
+GrayImage luma_of(const RgbImage& image);
+
+// The image with its luma replaced by `luma` (same size) and its chroma (Cb, Cr) kept.
+RgbImage with_luma(const RgbImage& image, View<const std::uint8_t> luma);
 
 // Throws ImageError when the file cannot be written.
 void save_png(const std::string& path, View<const std::uint8_t> image);

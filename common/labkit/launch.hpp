@@ -6,8 +6,12 @@
 
 namespace labkit {
 
-// Blocks needed to cover n items with `per_block` items each: the last block may be ragged.
-LABKIT_HD constexpr int ceil_div(int n, int per_block) { return (n + per_block - 1) / per_block; }
+// Blocks needed to cover n items with `per_block` items each: the last block may be ragged. The
+// count has n's type (int, or long long for a count of pixels).
+template <class Count, class PerBlock>
+LABKIT_HD constexpr Count ceil_div(Count n, PerBlock per_block) {
+    return (n + per_block - 1) / per_block;
+}
 
 inline constexpr int kWarpSize = 32;  // lanes in a warp (warpSize is not a compile-time constant)
 inline constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in a shuffle

@@ -17,21 +17,16 @@ using u8 = std::uint8_t;
 using u32 = std::uint32_t;
 
 // The integral image: uint8 in, the inclusive uint32 summed-area table out (modulo 2^32).
-struct IntegralImage : grader::WithoutParams {
+struct IntegralImage : grader::WithoutParams, grader::GrayInSameSizeOut {
     static constexpr std::string_view name = "integral_image";
     static constexpr std::string_view reference_name = "cpu-sequential";
     using In = u8;
     using Out = u32;
 
-    static std::pair<int, int> output_size(int width, int height, const Params&) { return {width, height}; }
-    static labkit::GrayImage make_input(labkit::Pattern p, int width, int height, std::uint64_t seed) {
-        return labkit::generate(p, width, height, seed);
-    }
     // All-255 gives the largest sums (and the wrap at 8192^2); zeros and the ramp catch offsets.
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::zeros,
                                                    labkit::Pattern::full, labkit::Pattern::gradient};
     static constexpr bool uses_photos = true;
-    static labkit::GrayImage from_photo(labkit::GrayImage gray) { return gray; }
     static constexpr grader::Comparison comparison = grader::exact();
 
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);  // read the image, write the table

@@ -1,0 +1,36 @@
+// 01 — Histogram with global atomics
+// Changes vs the CPU: one thread per pixel, each adding 1 to its bin of the histogram in global
+//   memory with atomicAdd; the atomics make concurrent increments of one bin correct.
+// Cost: 1 B/px read, one global atomic per pixel. Atomics on the same address serialize in the
+//   L2: a uniform image spreads them over 256 addresses, a white image puts all of them on one.
+// Limits: contention: the time grows with the share of the most frequent value.
+// Ref: PMPP 4th ed., chapter 9 (parallel histogram), sections 9.1-9.3.
+#include <cstdint>
+
+#include "histogram_equalization.hpp"
+#include "labkit/cuda_check.hpp"
+#include "labkit/errors.hpp"
+#include "labkit/launch.hpp"
+
+namespace histogram_equalization {
+namespace {
+
+// Thread i counts pixel i (row-major over the image, which may be pitched).
+[[maybe_unused]] __global__ void histogram_global_kernel([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist) {
+    // TODO(step 1a): find this thread's pixel from its global index (row and column: the image
+    //   may be pitched, so the index is not an offset into memory) and count it with one
+    //   atomicAdd. Pitfall: the last block has threads past the last pixel.
+}
+
+}  // namespace
+
+void histogram_global_atomics([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
+                              [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1b): launch one thread per pixel in blocks of tuning.block_size, on ctx.stream,
+    //   and check the launch at once (CUDA_CHECK_LAUNCH). Pitfall: an 8192^2 image has more
+    //   pixels than an int can count comfortably in products; an empty image launches nothing.
+    //   Then delete the throw.
+    throw labkit::NotImplemented("histogram_global_atomics (01_global_atomics.cu)");
+}
+
+}  // namespace histogram_equalization

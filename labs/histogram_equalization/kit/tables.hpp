@@ -1,0 +1,13 @@
+// Lab 2's variant table, in teaching order. The grader (through the runner), the tests and the
+// benchmarks all enumerate it.
+#pragma once
+
+#include <span>
+
+#include "contract.hpp"
+
+namespace histogram_equalization {
+
+std::span<const grader::Variant<HistogramEqualization>> variants();
+
+}  // namespace histogram_equalization

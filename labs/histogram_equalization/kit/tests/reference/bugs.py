@@ -1,0 +1,40 @@
+"""Lab 2's deliberately broken kernels: each is one known bug, injected into a copy of a solution
+file by tests/inject_bug.py with an exact text replacement (see there why)."""
+
+BUGS = {
+    "priv_missing_merge_barrier": {
+        "file": "02_shared_privatized.cu",
+        "about": """Bug: the privatized histogram merges its shared bins into the global histogram without the
+  barrier after counting: a fast warp reads (and adds) a bin before slower warps have counted
+  into it.
+Symptom: counts go missing, so the CDF and the LUT are wrong on images with many blocks; it
+  varies from run to run. compute-sanitizer --tool racecheck reports the hazard.""",
+        "old": """    // Every thread of the block has counted before its bins are merged.
+    __syncthreads();
+""",
+        "new": """    // BUG (deliberate): no barrier between counting and merging.
+""",
+    },
+    "normalize_32_bit": {
+        "file": "05_equalize.cu",
+        "about": """Bug: normalize computes (cdf - cdf_min) * 255 in 32-bit arithmetic.
+Symptom: exact on images up to about 16.8 Mpixel; wrong values at 8192^2, where the product
+  passes 2^32 and wraps.""",
+        "old": "        const std::uint64_t scaled = here == 0 ? 0 : ((here - cdf_min) * (kLevels - 1) + span / 2) / span;\n",
+        "new": """        const std::uint32_t narrow = static_cast<std::uint32_t>(here - cdf_min) * (kLevels - 1);  // BUG (deliberate): wraps
+        const std::uint64_t scaled = here == 0 ? 0 : (narrow + span / 2) / span;
+""",
+    },
+    "ks_one_barrier": {
+        "file": "04_scan.cu",
+        "about": """Bug: the single-buffer Kogge-Stone scan keeps only the first of its two barriers per step: a
+  thread may overwrite xy[t] before its right-hand neighbour has read the old value.
+Symptom: a wrong CDF, from run to run differently; the double-buffered scan and Brent-Kung
+  are unaffected.""",
+        "old": """        // Barrier 2: every thread has read xy[t - stride] before anyone overwrites an element.
+        __syncthreads();
+""",
+        "new": """        // BUG (deliberate): barrier 2 is missing.
+""",
+    },
+}

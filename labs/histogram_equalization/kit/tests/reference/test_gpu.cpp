@@ -1,0 +1,48 @@
+// Lab 2 on the GPU: every GPU variant of the solution's table against the reference, on the
+// shared awkward sizes and the lab's own cases (the 8x8 example, contention), through the same
+// harness the runner uses. Skipped (exit 77) when there is no CUDA device.
+#include "cases.hpp"
+#include "catch.hpp"
+#include "compare.hpp"
+#include "gpu_harness.hpp"
+#include "tables.hpp"
+
+using namespace histogram_equalization;
+using labkit::GrayImage;
+
+namespace {
+
+std::string run_and_compare(const grader::Variant<HistogramEqualization>& v, const GrayImage& in) {
+    GrayImage want(in.width(), in.height());
+    HistogramEqualization::reference(in.view(), want.view(), {});
+    const grader::NoParams params;
+    grader::GpuHarness<HistogramEqualization> harness(in.width(), in.height(), {in.width(), in.height()});
+    harness.load(in.view());
+    harness.run(v, params);
+    const auto got = harness.download();
+    const auto m = grader::compare<u8>(got.view(), want.view(), grader::exact());
+    return (m.ok() ? "" : grader::describe(m, got.pixels(), grader::exact())) + harness.guard_report();
+}
+
+}  // namespace
+
+TEST_CASE("every GPU variant matches the reference on awkward sizes", "[histogram_equalization][gpu]") {
+    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto pattern = GENERATE(labkit::Pattern::random, labkit::Pattern::full, labkit::Pattern::low_contrast);
+    const auto in = labkit::generate(pattern, w, h, 2026);
+    for (const auto& v : variants()) {
+        if (v.target() != grader::Target::gpu) continue;
+        CAPTURE(std::string(v.name), w, h, std::string(labkit::pattern_name(pattern)));
+        CHECK(run_and_compare(v, in) == "");
+    }
+}
+
+TEST_CASE("every GPU variant matches on the lab's own cases", "[histogram_equalization][gpu]") {
+    for (const auto& c : HistogramEqualization::lab_cases(7)) {
+        for (const auto& v : variants()) {
+            if (v.target() != grader::Target::gpu) continue;
+            CAPTURE(std::string(v.name), c.name);
+            CHECK(run_and_compare(v, c.input) == "");
+        }
+    }
+}

@@ -1,0 +1,43 @@
+// 02 — Privatized histogram in shared memory
+// Changes vs 01: each block counts into its own 256-bin histogram in shared memory, then adds
+//   its non-zero bins to the global histogram: global atomics fall from one per pixel to at most
+//   256 per block, and the shared-memory atomics that remain are an order of magnitude cheaper.
+// Cost: 1 B/px read, one shared atomic per pixel, <= 256 global atomics per block; two barriers.
+// Limits: a white image still serializes every thread of a block on one shared counter.
+// Ref: PMPP 4th ed., section 9.4 (privatization).
+#include <cstdint>
+
+#include "histogram_equalization.hpp"
+#include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
+
+namespace histogram_equalization {
+namespace {
+
+__global__ void histogram_privatized_kernel(Input in, std::uint32_t* hist) {
+    __shared__ std::uint32_t local[kLevels];
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x) local[b] = 0;
+    // Every bin is zero before anyone counts into it.
+    __syncthreads();
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < static_cast<long long>(in.width) * in.height) {
+        const int y = static_cast<int>(i / in.width), x = static_cast<int>(i % in.width);
+        atomicAdd(&local[in(x, y)], 1u);
+    }
+    // Every thread of the block has counted before its bins are merged.
+    __syncthreads();
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x)
+        if (const std::uint32_t count = local[b]; count != 0) atomicAdd(&hist[b], count);
+}
+
+}  // namespace
+
+void histogram_privatized(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
+    const long long pixels = static_cast<long long>(in.width) * in.height;
+    if (pixels == 0) return;
+    const long long blocks = labkit::ceil_div(pixels, tuning.block_size);
+    histogram_privatized_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace histogram_equalization

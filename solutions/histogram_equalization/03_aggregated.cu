@@ -1,0 +1,62 @@
+// 03 — Aggregated, coarsened histogram
+// Changes vs 02: a quarter of the blocks, each thread counting several pixels with interleaved
+//   partitioning (thread t takes pixels t, t + T, t + 2T, ... for T threads in all, so a warp's
+//   loads stay coalesced); and a thread counts a run of equal values in a register and makes one
+//   shared atomic per run instead of one per pixel. On a skewed image most runs are long.
+// Cost: 1 B/px read; one shared atomic per run; 1/4 as many blocks to merge.
+// Limits: on uniform noise runs are 1 long and aggregation only adds a compare; the fewer
+//   blocks must still fill the GPU (kCoarsening is small for that reason).
+// Ref: PMPP 4th ed., sections 9.5 (coarsening) and 9.6 (aggregation).
+#include <cstdint>
+
+#include "histogram_equalization.hpp"
+#include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
+
+namespace histogram_equalization {
+namespace {
+
+// Pixels per thread on average: the grid is 1/kCoarsening of one-pixel-per-thread, enough
+// blocks left to fill every SM at 1024^2 and above.
+constexpr int kCoarsening = 4;
+constexpr int kNoValue = -1;  // no run started yet
+
+__global__ void histogram_aggregated_kernel(Input in, std::uint32_t* hist) {
+    __shared__ std::uint32_t local[kLevels];
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x) local[b] = 0;
+    // Every bin is zero before anyone counts into it.
+    __syncthreads();
+    const long long pixels = static_cast<long long>(in.width) * in.height;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    int run_value = kNoValue;
+    std::uint32_t run_length = 0;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride) {
+        const int y = static_cast<int>(i / in.width), x = static_cast<int>(i % in.width);
+        const int value = in(x, y);
+        if (value == run_value) {
+            ++run_length;
+            continue;
+        }
+        if (run_length > 0) atomicAdd(&local[run_value], run_length);
+        run_value = value;
+        run_length = 1;
+    }
+    if (run_length > 0) atomicAdd(&local[run_value], run_length);
+    // Every thread of the block has counted before its bins are merged.
+    __syncthreads();
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x)
+        if (const std::uint32_t count = local[b]; count != 0) atomicAdd(&hist[b], count);
+}
+
+}  // namespace
+
+void histogram_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
+    const long long pixels = static_cast<long long>(in.width) * in.height;
+    if (pixels == 0) return;
+    const long long per_block = static_cast<long long>(tuning.block_size) * kCoarsening;
+    const long long blocks = labkit::ceil_div(pixels, per_block);
+    histogram_aggregated_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace histogram_equalization
