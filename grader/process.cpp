@@ -106,14 +106,12 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         pollfd p{fds[0], POLLIN, 0};
         constexpr int kPollSliceMs = 200;  // how often the silence clock is looked at
         const int ready = ::poll(&p, 1, kPollSliceMs);
-        const auto now = std::chrono::steady_clock::now();
         if (ready > 0) {
             char buf[4096];
             const ssize_t n = ::read(fds[0], buf, sizeof buf);
             if (n <= 0) {
                 open = false;
             } else {
-                last_heard = now;
                 pending.append(buf, static_cast<std::size_t>(n));
                 std::size_t nl;
                 while ((nl = pending.find('\n')) != std::string::npos) {
@@ -123,6 +121,9 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
                     out.lines.emplace_back(line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1));
                     if (on_line) on_line(out.lines.back().first, out.lines.back().second);
                 }
+                // The time the grader spent on those lines (judging an answer, writing a diff
+                // image of an 8192^2 case) is not the child's silence.
+                last_heard = std::chrono::steady_clock::now();
             }
         } else if (ready < 0 && errno != EINTR) {
             open = false;

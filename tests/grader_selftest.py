@@ -5,19 +5,26 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
   grader_selftest.py solution GRADER RUNNER      the reference passes every case (GPU rows: skipped without a device)
   grader_selftest.py solution-gpu GRADER RUNNER  the same, and every GPU row must really pass (exit 77 without a GPU)
   grader_selftest.py starter GRADER RUNNER       every student variant is TODO, nothing crashes, exit status 0
-  grader_selftest.py broken GRADER RUNNER GLOB EXPECT STATUSES [cpu]
+  grader_selftest.py broken GRADER RUNNER GLOB EXPECT STATUSES [cpu] [--sizes S] [--sanitize TOOL]
       a deliberately broken student file is caught: EXPECT=all, every variant matching GLOB ends
       in one of STATUSES (comma-separated: fail, timeout, crash, error); any, at least one does.
-      GPU cases exit 77 without a device; a trailing "cpu" marks a CPU case, which always runs.
+      GPU cases exit 77 without a device; "cpu" marks a CPU case, which always runs. --sizes:
+      the sizes the bug needs (a 32-bit overflow needs 8192^2). --sanitize: the bug leaves the
+      output right on real hardware (a race that never fires), so it is caught the way
+      `labkit grade --sanitize TOOL` catches it: compute-sanitizer must report it for every
+      variant (EXPECT=all) or one (any); STATUSES are then the verdicts the output may have.
   grader_selftest.py cheat GRADER RUNNER GLOB
       a cheating student file (it looks for the answers in its own memory, writes fake lines
       into every descriptor it inherited, or rewrites the report when it exits) must not pass:
       every variant matching GLOB ends in a non-passing verdict, in the report the grader wrote.
 """
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
+from fnmatch import fnmatch
+from pathlib import Path
 
 SKIP = 77  # Meson's "skipped"
 QUICK = ["--quick", "--no-perf", "--seed", "12345", "--timeout", "30"]
@@ -36,6 +43,37 @@ def grade(grader, runner, extra, workdir):
 def fail(msg):
     print("FAILED:", msg)
     sys.exit(1)
+
+
+def broken_under_sanitizer(grader, runner, glob, expect, statuses, tool, tmp):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+    from labkit.sanitize import SANITIZER_ERROR_EXIT, sanitizer_findings
+    if subprocess.run([grader, "device"], capture_output=True, text=True).returncode != 0:
+        print("skipped: no CUDA device")
+        sys.exit(SKIP)
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    listed = subprocess.run([grader, "list", "--runner", runner], capture_output=True, text=True).stdout
+    variants = [l.split("\t")[0] for l in listed.splitlines() if fnmatch(l.split("\t")[0], glob)]
+    caught = []
+    for v in variants:
+        out = f"{tmp}/{v}.json"
+        # Sanitizers slow kernels 10-100x: small awkward sizes are enough for a race in a block.
+        cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--error-exitcode", str(SANITIZER_ERROR_EXIT),
+               grader, "grade", "--runner", runner, "--variants", v, "--no-perf", "--sizes", "7x5,31x33",
+               "--photos", "", "--seed", "12345", "--timeout", "300", "--json", out]
+        print("$", " ".join(cmd), flush=True)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
+        findings = sanitizer_findings(proc.stdout)
+        with open(out) as f:
+            status = json.load(f)["variants"][0]["status"]
+        print(f"{v}: output {status}; {tool}: {findings or 'clean'}")
+        if status not in statuses:
+            fail(f"{v}: output verdict {status}, want one of {statuses}")
+        if proc.returncode == SANITIZER_ERROR_EXIT or findings:
+            caught.append(v)
+    print("caught by", tool + ":", caught)
+    if not caught or (expect == "all" and len(caught) != len(variants)):
+        fail(f"{tool} did not catch the broken kernel ({len(caught)} of {len(variants)} variants)")
 
 
 def main():
@@ -71,10 +109,15 @@ def main():
                 fail(f"exit {code}: TODO rows must not fail the run")
         elif mode == "broken":
             glob, expect, statuses = args[0], args[1], args[2].split(",")
-            cpu = args[3:] == ["cpu"]
+            rest = args[3:]
+            cpu = "cpu" in rest
+            option = lambda name: rest[rest.index(name) + 1] if name in rest else None
+            if option("--sanitize"):
+                broken_under_sanitizer(grader, runner, glob, expect, statuses, option("--sanitize"), tmp)
+                return
             # GPU bugs may need many blocks to show (races, dispatch order): larger sizes too, but
-            # not 8192^2, whose full-size diff images would take most of the time.
-            sizes = "quick" if cpu else "quick,1000x1000,4097x2049"
+            # not 8192^2 unless the bug needs it: its full-size diff images take most of the time.
+            sizes = option("--sizes") or ("quick" if cpu else "quick,1000x1000,4097x2049")
             # A hang must be noticed quickly; the honest variants of these sizes take milliseconds.
             code, res = grade(grader, runner, ["--variants", glob, "--sizes", sizes, "--photos", "",
                                                "--timeout", "10"], tmp)

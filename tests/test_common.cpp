@@ -253,6 +253,15 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         CHECK(out.end == grader::ChildOutcome::End::timed_out);
         CHECK(out.last("begin") == "forever");
     }
+    SECTION("the grader's own time on a line (judging, a diff image) is not the child's silence") {
+        // The child answers every 0.6 s; the grader spends 1.5 s on each line; the limit is 1 s.
+        const auto out = grader::spawn({"/bin/sh", "-c", "for i in 1 2; do printf 'done\\t%s\\n' $i >&3; sleep 0.6; done"},
+                                       {1, ""}, [](const std::string&, const std::string&) {
+                                           std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                                       });
+        CHECK(out.end == grader::ChildOutcome::End::exited);
+        CHECK(out.last("done") == "2");
+    }
     SECTION("a child that closes the pipe and lingers is killed too") {
         const auto out = sh("exec 3>&-; sleep 30", 1);
         CHECK(out.end == grader::ChildOutcome::End::timed_out);
