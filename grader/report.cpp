@@ -212,7 +212,9 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
         std::vector<std::string> headers{"variant", "kernel ms", "e2e ms", "GB/s @" + bpp(e.min_bytes_per_pixel), "% copy"};
         if (e.stages.size() > 1) {
             headers.insert(headers.end(), {"GB/s @" + bpp(pipeline_bytes), "% copy"});
-            for (std::size_t i = 0; i < e.stages.size(); ++i) headers.push_back("pass " + std::to_string(i + 1) + " %");
+            // A stage that moves no per-pixel bytes (a scan of 256 bins) shows its time instead.
+            for (std::size_t i = 0; i < e.stages.size(); ++i)
+                headers.push_back("pass " + std::to_string(i + 1) + (e.stages[i].bytes_per_pixel > 0 ? " %" : " µs"));
         }
         for (const auto& c : cpu) headers.push_back("× " + c);
         if (gpu.size() > 1) headers.push_back("× " + first_gpu);
@@ -227,10 +229,12 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
             if (e.stages.size() > 1) {
                 row.push_back(format_fixed(gbps(pipeline_bytes * pixels, p.line.ms), 0));
                 row.push_back(format_fixed(pct_of_copy(r, pipeline_bytes * pixels, p.line.ms), 1));
+                constexpr double kMicrosPerMs = 1000;
                 for (std::size_t i = 0; i < e.stages.size(); ++i)
-                    row.push_back(i < p.line.stage_ms.size()
+                    row.push_back(i >= p.line.stage_ms.size() ? "—"
+                                  : e.stages[i].bytes_per_pixel > 0
                                       ? format_fixed(pct_of_copy(r, e.stages[i].bytes_per_pixel * pixels, p.line.stage_ms[i]), 1)
-                                      : "—");
+                                      : format_fixed(p.line.stage_ms[i] * kMicrosPerMs, 1));
             }
             for (const auto& c : cpu) row.push_back(speedup(c)(p.variant, n) == "—" ? "—" : ratio(*lookup(best, c, n) / p.line.ms));
             if (gpu.size() > 1) row.push_back(speedup(first_gpu)(p.variant, n));

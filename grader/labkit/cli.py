@@ -97,7 +97,7 @@ def make_parser():
                        "size; files are named <pattern>-<W>x<H>.png.")
     p.add_argument("--sizes", default="1024,2048,4096,8192", metavar="N|WxH,...",
                    help="image sizes (default: %(default)s)")
-    p.add_argument("--patterns", default="random,zeros,full,gradient,checkerboard,low-contrast",
+    p.add_argument("--patterns", default="random,zeros,full,gradient,checkerboard,low-contrast,skewed",
                    help="patterns to draw (default: %(default)s)",
                    metavar="P,...")
     p.add_argument("--seed", type=int, default=1, metavar="S",
