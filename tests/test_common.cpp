@@ -18,6 +18,7 @@
 #include "protocol.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
+#include "labkit/launch.hpp"
 #include "labkit/image_io.hpp"
 #include "labkit/table.hpp"
 #include "labkit/timing.hpp"
@@ -173,6 +174,24 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti"), std::invalid_argument);
     CHECK_THROWS_AS(grader::decode_perf("plaid\t1\t1\t0\t1\t1\t1\t1\t1"), std::invalid_argument);  // no such pattern
     CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("a grid-stride pixel walk visits what the division would", "[common][launch]") {
+    for (const auto& [w, h] : {std::pair{1, 4099}, {4099, 1}, {7, 5}, {255, 257}}) {
+        for (const long long stride : {1LL, 3LL, 256LL, 5000LL}) {
+            for (const long long first : {0LL, 2LL, stride - 1}) {
+                CAPTURE(w, h, stride, first);
+                long long i = first;
+                labkit::PixelStride p(first, stride, w);
+                for (; p.y < h; p.next(), i += stride) {
+                    REQUIRE(p.x == i % w);
+                    REQUIRE(p.y == i / w);
+                }
+                CHECK(i >= static_cast<long long>(w) * h);  // it ends exactly when the index passes the image
+                CHECK(i - stride < static_cast<long long>(w) * h);
+            }
+        }
+    }
 }
 
 TEST_CASE("statistics: median, spread", "[common][timing]") {

@@ -27,7 +27,9 @@ namespace {
     // TODO(step 3b): a grid-stride loop over the pixels (interleaved partitioning). Keep the
     //   value of the current run and its length in registers; when the value changes, add the
     //   finished run to its bin with one atomic. Pitfalls: the first pixel starts a run (there
-    //   is no "previous value" yet); the last run must be added after the loop.
+    //   is no "previous value" yet); the last run must be added after the loop. A division and
+    //   a remainder per pixel (row and column from the index) can cost more than the pixel's
+    //   load: labkit::PixelStride (labkit/launch.hpp) walks (x, y) without them.
     //
     // TODO(step 3c): merge, as in step 2c.
 }

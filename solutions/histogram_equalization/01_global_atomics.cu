@@ -16,9 +16,11 @@ namespace {
 
 // Thread i counts pixel i (row-major over the image, which may be pitched).
 __global__ void histogram_global_kernel(Input in, std::uint32_t* hist) {
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= static_cast<long long>(in.width) * in.height) return;
-    const int y = static_cast<int>(i / in.width), x = static_cast<int>(i % in.width);
+    // 32-bit index arithmetic: the kit's images have at most 2^28 pixels, and a 64-bit division
+    // costs several times a 32-bit one.
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= static_cast<unsigned>(in.width) * static_cast<unsigned>(in.height)) return;
+    const int y = static_cast<int>(i / static_cast<unsigned>(in.width)), x = static_cast<int>(i - y * in.width);
     atomicAdd(&hist[in(x, y)], 1u);
 }
 

@@ -19,9 +19,10 @@ __global__ void histogram_privatized_kernel(Input in, std::uint32_t* hist) {
     for (int b = threadIdx.x; b < kLevels; b += blockDim.x) local[b] = 0;
     // Every bin is zero before anyone counts into it.
     __syncthreads();
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < static_cast<long long>(in.width) * in.height) {
-        const int y = static_cast<int>(i / in.width), x = static_cast<int>(i % in.width);
+    // 32-bit index arithmetic, as in 01 (at most 2^28 pixels).
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < static_cast<unsigned>(in.width) * static_cast<unsigned>(in.height)) {
+        const int y = static_cast<int>(i / static_cast<unsigned>(in.width)), x = static_cast<int>(i - y * in.width);
         atomicAdd(&local[in(x, y)], 1u);
     }
     // Every thread of the block has counted before its bins are merged.
