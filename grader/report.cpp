@@ -210,8 +210,10 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
     for (int n : sizes) {
         const double pixels = static_cast<double>(n) * n;
         std::vector<std::string> headers{"variant", "kernel ms", "e2e ms", "GB/s @" + bpp(e.min_bytes_per_pixel), "% copy"};
+        // The stages' traffic gets its own columns only when it is more than the floor.
+        const bool pipeline_columns = pipeline_bytes > e.min_bytes_per_pixel;
         if (e.stages.size() > 1) {
-            headers.insert(headers.end(), {"GB/s @" + bpp(pipeline_bytes), "% copy"});
+            if (pipeline_columns) headers.insert(headers.end(), {"GB/s @" + bpp(pipeline_bytes), "% copy"});
             // A stage that moves no per-pixel bytes (a scan of 256 bins) shows its time instead.
             for (std::size_t i = 0; i < e.stages.size(); ++i)
                 headers.push_back("pass " + std::to_string(i + 1) + (e.stages[i].bytes_per_pixel > 0 ? " %" : " µs"));
@@ -227,8 +229,10 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
                                          format_fixed(gbps(e.min_bytes_per_pixel * pixels, p.line.ms), 0),
                                          format_fixed(pct_of_copy(r, e.min_bytes_per_pixel * pixels, p.line.ms), 1)};
             if (e.stages.size() > 1) {
-                row.push_back(format_fixed(gbps(pipeline_bytes * pixels, p.line.ms), 0));
-                row.push_back(format_fixed(pct_of_copy(r, pipeline_bytes * pixels, p.line.ms), 1));
+                if (pipeline_columns) {
+                    row.push_back(format_fixed(gbps(pipeline_bytes * pixels, p.line.ms), 0));
+                    row.push_back(format_fixed(pct_of_copy(r, pipeline_bytes * pixels, p.line.ms), 1));
+                }
                 constexpr double kMicrosPerMs = 1000;
                 for (std::size_t i = 0; i < e.stages.size(); ++i)
                     row.push_back(i >= p.line.stage_ms.size() ? "—"

@@ -28,8 +28,8 @@ struct HistogramEqualization : grader::WithoutParams, grader::GrayInSameSizeOut 
     using In = u8;
     using Out = u8;
 
-    // Uniform noise (no contention), one value everywhere (all contention: at 8192^2 the 32-bit
-    // normalize overflows), 90% one value, a ramp, low contrast.
+    // Uniform noise (no contention; at 8192^2 a 32-bit normalize wraps), one value everywhere
+    // (all contention, and the single-valued rule), 90% one value, a ramp, low contrast.
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::full,
                                                    labkit::Pattern::skewed, labkit::Pattern::gradient,
                                                    labkit::Pattern::low_contrast};

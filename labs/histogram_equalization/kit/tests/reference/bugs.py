@@ -27,10 +27,12 @@ Symptom: exact on images up to about 16.8 Mpixel; wrong values at 8192^2, where 
     },
     "ks_one_barrier": {
         "file": "04_scan.cu",
-        "about": """Bug: the single-buffer Kogge-Stone scan keeps only the first of its two barriers per step: a
-  thread may overwrite xy[t] before its right-hand neighbour has read the old value.
-Symptom: a wrong CDF, from run to run differently; the double-buffered scan and Brent-Kung
-  are unaffected.""",
+        "about": """Bug: the single-buffer Kogge-Stone scan keeps only the barrier before each step's reads and drops
+  the one between the reads and the writes: a thread may overwrite xy[t] before the thread
+  stride places to its right has read the old value.
+Symptom: in principle a wrong CDF; in practice, on an H100, the output was right in every run
+  (the warps read before any of them writes). compute-sanitizer --tool racecheck reports the
+  hazard every time. The double-buffered scan and Brent-Kung are unaffected.""",
         "old": """        // Barrier 2: every thread has read xy[t - stride] before anyone overwrites an element.
         __syncthreads();
 """,
