@@ -10,5 +10,6 @@ DeviceInfo query_device() {
 }
 
 void measure_copy_bandwidth(DeviceInfo&) {}
+void measure_fma_rate(DeviceInfo&) {}
 
 }  // namespace labkit

@@ -22,7 +22,7 @@ inline PerfLine time_cpu_call(const std::function<void()>& call, int width, int 
         total += ms.back();
     }
     const auto s = labkit::summarize(ms);
-    return {.width = width, .height = height, .threads = threads, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
+    return {.params = {}, .width = width, .height = height, .threads = threads, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
             .runs = s.runs, .e2e_ms = s.median, .stage_ms = {}};
 }
 

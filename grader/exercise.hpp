@@ -11,6 +11,21 @@
 //   min_bytes_per_pixel            the traffic floor: read the input once, write the output once
 //   stages                         named stages of a pipeline and the bytes each must move
 //   params_text / parse_params     Params to and from one line of text (the case files carry it)
+// optional on both sides, for a lab with run-time parameters (grader::NoParams labs need none):
+//   default_params()               the Params of the shared cases and of `run` (default: Params{})
+//   perf_params()                  the labelled Params the timings use, each with its own tables
+//                                  (default: one, unlabelled, default_params())
+//   comparison_for(params)         the comparison of a case, when the tolerance depends on the
+//                                  parameters (default: comparison)
+//   applies(variant, params)       false when a variant does not apply to a case's parameters
+//                                  (a separable pass on a non-separable filter): the case is not
+//                                  given to that variant, nor counted for it
+//   flops_per_pixel(variant, params)  the arithmetic per output pixel of a variant (the
+//                                  reference's name for the reference): the tables then show
+//                                  GFLOP/s and the % of the measured FP32 FMA rate, and CPU
+//                                  timings whose one call would exceed kCpuPerfMaxFlops are left out
+//   run_options, params_from_options(values)   `run`'s own options (e.g. --filter, --border),
+//                                  turned into Params; a bad value throws std::invalid_argument
 // and, in a file only the grader links (the runner never sees them):
 //   reference(in, out, params)     the sequential reference
 //   picture(in, out, option)       a gray picture of a case and its output, for `run` (option: the
@@ -35,6 +50,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "labkit/generators.hpp"
 #include "labkit/gpu_context.hpp"
@@ -46,6 +62,70 @@ inline constexpr labkit::Pattern kDefaultPerfPatterns[] = {labkit::Pattern::rand
 
 // The Params of a lab without run-time parameters.
 struct NoParams {};
+
+// Parameters with a label, for the timing tables ("k=5", a 5x5 Gaussian).
+template <class P>
+struct LabelledParams {
+    std::string label;
+    P params;
+};
+
+// One option of `run` that a lab's parameters take: --NAME VALUE.
+struct RunOption {
+    std::string_view name;
+    std::string_view default_value;
+    std::string_view help;
+};
+
+// CPU timings are left out where one call would exceed this many floating-point operations
+// (seconds of sequential work per call): the tables show "—" there.
+inline constexpr double kCpuPerfMaxFlops = 4e9;
+
+template <class C>
+typename C::Params default_params_of() {
+    if constexpr (requires { C::default_params(); })
+        return C::default_params();
+    else
+        return typename C::Params{};
+}
+
+template <class C>
+std::vector<LabelledParams<typename C::Params>> perf_params_of() {
+    if constexpr (requires { C::perf_params(); })
+        return C::perf_params();
+    else
+        return {{"", default_params_of<C>()}};
+}
+
+template <class C>
+constexpr auto comparison_of(const typename C::Params& params) {
+    if constexpr (requires { C::comparison_for(params); })
+        return C::comparison_for(params);
+    else
+        return C::comparison;
+}
+
+template <class C>
+bool applies_to(std::string_view variant, const typename C::Params& params) {
+    if constexpr (requires { C::applies(variant, params); })
+        return C::applies(variant, params);
+    else
+        return true;
+}
+
+template <class C>
+double flops_per_pixel_of(std::string_view variant, const typename C::Params& params) {
+    if constexpr (requires { C::flops_per_pixel(variant, params); })
+        return C::flops_per_pixel(variant, params);
+    else
+        return 0;
+}
+
+// True when one call of a CPU variant (or the reference) at n x n would exceed kCpuPerfMaxFlops.
+template <class C>
+bool too_slow_for_cpu_timing(std::string_view variant, const typename C::Params& params, int n) {
+    return flops_per_pixel_of<C>(variant, params) * n * static_cast<double>(n) > kCpuPerfMaxFlops;
+}
 
 // Contracts without parameters inherit this for params_text/parse_params.
 struct WithoutParams {
@@ -130,11 +210,15 @@ struct Variant {
     using Params = typename C::Params;
     using CpuFn = std::function<void(labkit::View<const In>, labkit::View<Out>, const Params&, int threads)>;
     using GpuFn = std::function<void(labkit::View<const In>, labkit::View<Out>, const Params&, labkit::GpuContext&)>;
+    using SetupFn = std::function<void(const Params&, labkit::GpuContext&)>;
 
     std::string_view name;     // includes its configuration, e.g. "gpu-02-tiled-b16"
     std::string_view summary;  // one line for tables and `list`
     CpuFn cpu;
     GpuFn gpu;
+    // Optional, GPU rows: what a variant does once for a set of parameters (upload a filter's
+    // weights). It runs before each run outside the kernel-only timing, inside the end-to-end one.
+    SetupFn setup = {};
 
     Target target() const { return gpu ? Target::gpu : Target::cpu; }
 };

@@ -45,6 +45,7 @@ public:
     // One run of the variant, timed by the stage clock.
     void run(const Variant<C>& v, const Params& params) {
         labkit::GpuContext ctx{stream(), &workspace_, &pool_, &clock_};
+        if (v.setup) v.setup(params, ctx);  // before the kernel clock starts
         clock_.start(stream());
         v.gpu(in_.cview(), out_.view(), params, ctx);
         clock_.finish(stream());
@@ -107,7 +108,7 @@ public:
         }
 
         const auto s = labkit::summarize(total);
-        PerfLine line{.width = host_input.width, .height = host_input.height, .ms = s.median, .min_ms = s.min,
+        PerfLine line{.params = {}, .width = host_input.width, .height = host_input.height, .ms = s.median, .min_ms = s.min,
                       .max_ms = s.max, .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .stage_ms = {}};
         if (stages.size() > 1)
             for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);

@@ -49,10 +49,12 @@ VariantResult start_result(const RunnerVariant& v) {
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const fs::path& work,
                             labkit::Progress& progress) {
     VariantResult r = start_result(v);
-    r.cases_total = static_cast<int>(ex.cases());
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
+    // A case whose parameters are not for this variant is neither asked for nor counted.
     std::vector<bool> answered(ex.cases(), false);
+    for (std::size_t i = 0; i < ex.cases(); ++i) answered[i] = !ex.applies(i, v.name);
+    r.cases_total = static_cast<int>(std::count(answered.begin(), answered.end(), false));
     std::string current, malformed;
     const std::string diff_dir = o.diff_dir.empty() ? "" : o.diff_dir + "/" + o.label;
     const auto out = spawn(
@@ -152,6 +154,11 @@ std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, 
                                       "--threads", joined(o.perf.threads), "--seed", std::to_string(o.perf.seed),
                                       "--report-fd", std::to_string(kReportFd)};
         if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
+        if (!o.perf.params.empty()) {
+            std::string labels;
+            for (const auto& l : o.perf.params) labels += (labels.empty() ? "" : ",") + l;
+            argv.insert(argv.end(), {"--params", labels});
+        }
         const auto out = spawn(argv, {o.timeout_s, (work / (v.name + "-time.log")).string()},
                                [&](const std::string& key, const std::string& value) {
                                    if (key == "begin") progress.detail(v.name + " " + value);
@@ -168,7 +175,10 @@ std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, 
             problem = out.last("error").empty() ? out.describe() : out.last("error");
     }
     std::vector<PerfPoint> points;
-    for (auto& l : lines) points.push_back({v.exercise, v.name, v.kind, std::move(l)});
+    for (auto& l : lines) {
+        const double flops = ex.flops_per_pixel(v.name, l.params);
+        points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
+    }
     return points;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct CaseSettings {
 
 struct PerfSettings {
     std::vector<int> sizes;    // square sizes
+    std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all
     std::vector<int> threads;  // OpenMP thread sweep
     labkit::RunPolicy policy;
     std::uint64_t seed = 0;
@@ -49,6 +51,9 @@ public:
     // Builds the cases and their expected outputs; writes inputs and a manifest into dir.
     virtual void prepare(const CaseSettings& settings, const std::filesystem::path& dir) = 0;
     virtual std::size_t cases() const = 0;
+    // False when case i's parameters are not for this variant (grader::applies_to): no answer is
+    // expected and the case is not counted.
+    virtual bool applies(std::size_t i, const std::string& variant) const = 0;
     virtual const std::string& case_name(std::size_t i) const = 0;
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     virtual std::filesystem::path manifest() const = 0;
@@ -56,8 +61,14 @@ public:
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                             const std::string& variant) const = 0;
     virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
-    // `run`: writes the input of one image (a photo) and its manifest into dir.
-    virtual void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) = 0;
+    // The contract's FLOPs per pixel for a variant on the timed parameters labelled `label` (0: none).
+    virtual double flops_per_pixel(const std::string& variant, const std::string& label) const = 0;
+    // `run`'s options for the exercise's parameters (--filter, ...), and the parameters they give.
+    virtual std::vector<RunOption> run_options() const = 0;
+    // `run`: writes the input of one image (a photo) and its manifest into dir; `options` holds the
+    // value of each run option by name (missing: its default). Throws std::invalid_argument.
+    virtual void prepare_photo(const std::string& image_path, const std::map<std::string, std::string>& options,
+                               const std::filesystem::path& dir) = 0;
     // `run`: the picture (and raw values) of the answer, or of the reference when answer is empty;
     // says whether the answer matches the reference, and which files it wrote.
     struct PhotoResult {
@@ -81,10 +92,12 @@ public:
     using Params = typename C::Params;
 
     ExerciseInfo info() const override {
-        ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}};
+        ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}, {}, {}, {}};
         for (const Stage& s : C::stages) i.stages.push_back({std::string(s.name), s.bytes_per_pixel});
         i.perf_patterns.clear();
         for (const labkit::Pattern p : perf_patterns_of<C>()) i.perf_patterns.emplace_back(labkit::pattern_name(p));
+        i.perf_params.clear();
+        for (const auto& p : perf_params_of<C>()) i.perf_params.push_back(p.label);
         for (const PerfView& v : perf_views_of<C>())
             i.views.push_back({std::string(v.title), std::string(v.glob), std::string(v.versus)});
         return i;
@@ -96,7 +109,7 @@ public:
         for (const Size& size : settings.sizes)
             for (const labkit::Pattern p : C::patterns)
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
-                    C::make_input(p, size.first, size.second, settings.seed), Params{});
+                    C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>());
         if constexpr (requires { C::lab_cases(settings.seed); })
             for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
         if (C::uses_photos && !settings.photos_dir.empty()) {
@@ -105,12 +118,15 @@ public:
             for (const auto& f : std::filesystem::directory_iterator(settings.photos_dir, ec)) photos.push_back(f.path());
             std::sort(photos.begin(), photos.end());
             for (const auto& f : photos)
-                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), Params{});
+                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
         }
         write_inputs(dir);
     }
 
     std::size_t cases() const override { return cases_.size(); }
+    bool applies(std::size_t i, const std::string& variant) const override {
+        return applies_to<C>(variant, cases_.at(i).params);
+    }
     const std::string& case_name(std::size_t i) const override { return cases_.at(i).name; }
     std::pair<int, int> case_size(std::size_t i) const override {
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
@@ -131,37 +147,59 @@ public:
                     "the answer is " + size_name({got.width(), got.height()}) + ", want " +
                         size_name({c.want.width(), c.want.height()}),
                     "", true};
-        const auto m = compare<Out>(got.view(), c.want.view(), C::comparison);
-        Judgement j{m.ok(), describe(m, got.pixels(), C::comparison), ""};
+        const auto comparison = comparison_of<C>(c.params);
+        const auto m = compare<Out>(got.view(), c.want.view(), comparison);
+        Judgement j{m.ok(), describe(m, got.pixels(), comparison), ""};
         if (!m.ok() && !diff_dir.empty()) {
             std::filesystem::create_directories(diff_dir);
             j.diff = diff_dir + "/" + safe_file_name(variant + "_" + c.name) + ".png";
-            write_diff_png<Out>(j.diff, background(c).view(), got.view(), c.want.view(), C::comparison);
+            write_diff_png<Out>(j.diff, background(c).view(), got.view(), c.want.view(), comparison);
         }
         return j;
     }
 
     std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
         std::vector<PerfLine> lines;
-        for (const labkit::Pattern pattern : perf_patterns_of<C>())
-            for (const int n : settings.sizes) {
-                const auto input = C::make_input(pattern, n, n, settings.seed);
-                const Params params{};
-                const auto [w, h] = C::output_size(n, n, params);
-                labkit::HostImage<Out> out(w, h);
-                constexpr int kOneThread = 1;  // the sequential baseline
-                lines.push_back(time_cpu_call([&] { C::reference(input.view(), out.view(), params); }, n, n, kOneThread,
-                                              settings.policy));
-                lines.back().pattern = labkit::pattern_name(pattern);
-            }
+        for (const auto& [label, params] : perf_params_of<C>()) {
+            if (!settings.params.empty() &&
+                std::find(settings.params.begin(), settings.params.end(), label) == settings.params.end())
+                continue;
+            for (const labkit::Pattern pattern : perf_patterns_of<C>())
+                for (const int n : settings.sizes)
+                    if (!too_slow_for_cpu_timing<C>(C::reference_name, params, n))
+                        lines.push_back(time_one_reference(label, params, pattern, n, settings));
+        }
         return lines;
     }
 
-    void prepare_photo(const std::string& image_path, const std::filesystem::path& dir) override {
+    double flops_per_pixel(const std::string& variant, const std::string& label) const override {
+        for (const auto& p : perf_params_of<C>())
+            if (p.label == label) return flops_per_pixel_of<C>(variant, p.params);
+        return 0;
+    }
+
+    std::vector<RunOption> run_options() const override {
+        if constexpr (requires { C::run_options; })
+            return {std::begin(C::run_options), std::end(C::run_options)};
+        else
+            return {};
+    }
+
+    void prepare_photo(const std::string& image_path, const std::map<std::string, std::string>& options,
+                       const std::filesystem::path& dir) override {
+        Params params = default_params_of<C>();
+        if constexpr (requires { C::run_options; }) {
+            std::vector<std::string> values;
+            for (const RunOption& o : C::run_options) {
+                const auto it = options.find(std::string(o.name));
+                values.push_back(it == options.end() ? std::string(o.default_value) : it->second);
+            }
+            params = C::params_from_options(values);
+        }
         photo_ = image_path;
         cases_.clear();
         std::filesystem::create_directories(dir);
-        add("photo", C::from_photo(labkit::load_gray(image_path)), Params{});
+        add("photo", C::from_photo(labkit::load_gray(image_path)), std::move(params));
         write_inputs(dir);
     }
 
@@ -174,8 +212,9 @@ public:
             if (out.width() != c.want.width() || out.height() != c.want.height())
                 throw std::runtime_error("the answer is " + size_name({out.width(), out.height()}) + ", want " +
                                          size_name({c.want.width(), c.want.height()}));
-            const auto m = compare<Out>(out.view(), c.want.view(), C::comparison);
-            result.verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), C::comparison);
+            const auto comparison = comparison_of<C>(c.params);
+            const auto m = compare<Out>(out.view(), c.want.view(), comparison);
+            result.verdict = m.ok() ? "matches the reference" : "DIFFERS from the reference: " + describe(m, out.pixels(), comparison);
         }
         const auto picture = C::picture(c.input.view(), out.view(), picture_option);
         if constexpr (luma_of_colour<C>()) {
@@ -207,6 +246,19 @@ public:
     }
 
 private:
+    PerfLine time_one_reference(const std::string& label, const Params& params, labkit::Pattern pattern, int n,
+                                const PerfSettings& settings) const {
+        const auto input = C::make_input(pattern, n, n, settings.seed);
+        const auto [w, h] = C::output_size(n, n, params);
+        labkit::HostImage<Out> out(w, h);
+        constexpr int kOneThread = 1;  // the sequential baseline
+        PerfLine line = time_cpu_call([&] { C::reference(input.view(), out.view(), params); }, n, n, kOneThread,
+                                      settings.policy);
+        line.pattern = labkit::pattern_name(pattern);
+        line.params = label;
+        return line;
+    }
+
     struct Case {
         std::string name;
         labkit::HostImage<In> input;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <cstdio>
 #include <thread>
 
@@ -94,7 +95,8 @@ struct Commands {
     }
 
     int run(const std::string& runner, const std::string& variant, const std::string& input, const std::string& output,
-            const std::string& raw, int threads, double timeout, int picture_option) const {
+            const std::string& raw, int threads, double timeout, int picture_option,
+            const std::map<std::string, std::string>& options) const {
         const auto variants = list_variants(runner, exercises, timeout);
         const auto it = std::find_if(variants.begin(), variants.end(), [&](const RunnerVariant& v) { return v.name == variant; });
         if (it == variants.end())
@@ -111,7 +113,9 @@ struct Commands {
         }
         GraderExercise& ex = find_exercise(exercises, it->exercise);
         WorkDir work(0);
-        ex.prepare_photo(input, work.path() / "case");
+        ex.prepare_photo(input, options, work.path() / "case");
+        if (!ex.applies(0, variant))
+            throw std::invalid_argument(variant + " does not apply to these parameters (see `./labkit list " + lab.name + "`)");
         std::filesystem::path answer;
         if (!it->reference) {
             const auto answers = work.path() / "answers";
@@ -158,7 +162,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     auto* device = app.add_subcommand("device", "the GPU this machine has: 'gpu<TAB>NAME', or 'none<TAB>WHY' (exit 1)");
 
     GradeOptions g;
-    std::string sizes = "default", perf_sizes, globs = "*", threads;
+    std::string sizes = "default", perf_sizes, perf_params, globs = "*", threads;
     std::string photos = std::string(LABKIT_SOURCE_DIR) + "/datasets/photos";
     int runs = 0;
     std::uint64_t seed = 0;
@@ -174,7 +178,18 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str();
     auto* sizes_opt = grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
                           ->capture_default_str();
-    grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default 1024,2048,4096,8192; --quick 1024,2048)");
+    std::string default_perf = "1024,2048,4096,8192";
+    if (!lab.perf_sizes.empty()) {
+        default_perf.clear();
+        for (const int n : lab.perf_sizes) default_perf += (default_perf.empty() ? "" : ",") + std::to_string(n);
+    }
+    grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default " + default_perf + "; --quick 1024,2048)");
+    std::string labels;
+    for (const auto& e : exercises)
+        for (const auto& p : e->info().perf_params)
+            if (!p.empty()) labels += (labels.empty() ? "" : ", ") + p;
+    if (!labels.empty())
+        grade_cmd->add_option("--perf-params", perf_params, "only these timed parameters, LABEL,... (of: " + labels + ")");
     grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
     grade_cmd->add_flag("--no-perf", no_perf, "check only");
@@ -210,6 +225,15 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     int picture_option = lab.picture_default;
     if (!lab.picture_option.empty())
         run_cmd->add_option("--" + lab.picture_option, picture_option, lab.picture_help)->capture_default_str()->check(kPositive);
+    // The exercises' own options (a filter, a border mode): each once, by name.
+    std::map<std::string, std::string> run_values;
+    for (const auto& e : exercises)
+        for (const RunOption& o : e->run_options()) {
+            const std::string name(o.name);
+            if (run_values.count(name)) continue;
+            run_values[name] = std::string(o.default_value);
+            run_cmd->add_option("--" + name, run_values[name], std::string(o.help))->capture_default_str();
+        }
     run_cmd->add_option("--timeout", timeout, "kill the runner after this many seconds without progress")
         ->capture_default_str()
         ->check(kPositive);
@@ -224,7 +248,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());
             return d.available ? 0 : 1;
         }
-        if (*run_cmd) return commands.run(runner, variant, input, output, raw, run_threads, timeout, picture_option);
+        if (*run_cmd)
+            return commands.run(runner, variant, input, output, raw, run_threads, timeout, picture_option, run_values);
 
         g.runner = runner;
         g.timeout_s = timeout;
@@ -241,8 +266,17 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             g.perf.sizes = to_ints(split_commas(perf_sizes), "--perf-sizes");
         } else if (quick) {
             g.perf.sizes.assign(kQuickPerfSizes.begin(), kQuickPerfSizes.end());
+        } else if (!lab.perf_sizes.empty()) {
+            g.perf.sizes = lab.perf_sizes;
         } else {
             g.perf.sizes.assign(kDefaultPerfSizes.begin(), kDefaultPerfSizes.end());
+        }
+        g.perf.params = split_commas(perf_params);
+        for (const auto& l : g.perf.params) {
+            bool known = false;
+            for (const auto& e : exercises)
+                for (const auto& p : e->info().perf_params) known = known || p == l;
+            if (!known) throw std::invalid_argument("--perf-params: no timed parameters '" + l + "' (of: " + labels + ")");
         }
         g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
         g.perf.policy.fixed_runs = runs;

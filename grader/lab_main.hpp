@@ -29,6 +29,8 @@ struct LabDescription {
     std::string picture_option = "";
     std::string picture_help = "";
     int picture_default = 0;
+    // The square sizes `grade` times by default; empty: the kit's (grader/cases.hpp).
+    std::vector<int> perf_sizes = {};
 };
 
 using Exercises = std::vector<std::unique_ptr<GraderExercise>>;

@@ -1,6 +1,6 @@
 // labkit-probe: what GPU this machine has, for the grader's reports. A kit program of its own,
 // so that the grader itself never touches CUDA and no student code answers for the device.
-//   labkit-probe [--bandwidth]     (reports "device" lines on the report pipe, fd 3)
+//   labkit-probe [--bandwidth]     (--bandwidth: also measure the copy bandwidth and the FMA rate; reports "device" lines on the report pipe, fd 3)
 #include <cstring>
 #include <exception>
 #include <string>
@@ -14,7 +14,10 @@ int main(int argc, char** argv) {
     grader::Reporter report(grader::kReportFd);
     auto info = labkit::query_device();
     try {
-        if (info.available && bandwidth) labkit::measure_copy_bandwidth(info);
+        if (info.available && bandwidth) {
+            labkit::measure_copy_bandwidth(info);
+            labkit::measure_fma_rate(info);
+        }
     } catch (const std::exception& e) {
         info.available = false;
         info.unavailable_reason = std::string("the device failed a copy test: ") + e.what();
@@ -30,5 +33,6 @@ int main(int argc, char** argv) {
     report.send("device", "driver\t" + info.driver_version);
     report.send("device", "runtime\t" + info.runtime_version);
     report.send("device", "copy_gbps\t" + labkit::format_fixed(info.copy_gbps, kDecimals));
+    report.send("device", "fma_gflops\t" + labkit::format_fixed(info.fma_gflops, kDecimals));
     return 0;
 }

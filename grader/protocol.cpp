@@ -98,7 +98,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 std::string encode(const PerfLine& p) {
-    std::string s = p.pattern + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
+    std::string s = p.pattern + "\t" + p.params + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
                     "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
                     "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms);
     for (double m : p.stage_ms) s += "\t" + std::to_string(m);
@@ -107,20 +107,21 @@ std::string encode(const PerfLine& p) {
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 9;
+    constexpr std::size_t kFixed = 10;
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {
         if (!labkit::parse_pattern(f[0])) throw std::invalid_argument("pattern");
         p.pattern = f[0];
-        p.width = std::stoi(f[1]);
-        p.height = std::stoi(f[2]);
-        p.threads = std::stoi(f[3]);
-        p.ms = std::stod(f[4]);
-        p.min_ms = std::stod(f[5]);
-        p.max_ms = std::stod(f[6]);
-        p.runs = std::stoi(f[7]);
-        p.e2e_ms = std::stod(f[8]);
+        p.params = f[1];
+        p.width = std::stoi(f[2]);
+        p.height = std::stoi(f[3]);
+        p.threads = std::stoi(f[4]);
+        p.ms = std::stod(f[5]);
+        p.min_ms = std::stod(f[6]);
+        p.max_ms = std::stod(f[7]);
+        p.runs = std::stoi(f[8]);
+        p.e2e_ms = std::stod(f[9]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
     } catch (const std::exception&) {
         throw std::invalid_argument("malformed perf line");

@@ -7,6 +7,7 @@
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
+//               [--params LABEL,...]   (the contract's perf_params by label; default: all)
 //       begin <what>
 //       perf  <PerfLine fields>
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary
@@ -63,6 +64,7 @@ std::string answer_name(std::size_t index);  // "000012.out"
 // One timing measurement.
 struct PerfLine {
     std::string pattern = "random";  // the shared pattern of the timed image (labkit::kPatterns)
+    std::string params;              // the label of the timed parameters ("" for a lab without)
     int width = 0, height = 0;
     int threads = 0;  // CPU variants; 0 for GPU
     double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU

@@ -218,10 +218,14 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
             for (std::size_t i = 0; i < e.stages.size(); ++i)
                 headers.push_back("pass " + std::to_string(i + 1) + (e.stages[i].bytes_per_pixel > 0 ? " %" : " µs"));
         }
+        // Arithmetic against the measured FP32 FMA rate, where the lab states its FLOPs.
+        const bool flop_columns = std::any_of(r.perf.begin(), r.perf.end(), [](const PerfPoint& p) { return p.flops_per_pixel > 0; });
+        if (flop_columns) headers.insert(headers.end(), {"GFLOP/s", "% FP32 peak"});
         for (const auto& c : cpu) headers.push_back("× " + c);
         if (gpu.size() > 1) headers.push_back("× " + first_gpu);
+        const std::string peak = flop_columns ? ", % of measured FP32 FMA rate (" + format_fixed(r.device.fma_gflops, 0) + " GFLOP/s)" : "";
         Table t("GPU detail at " + size_label(n, n) + ": % of measured copy bandwidth (" +
-                    format_fixed(r.device.copy_gbps, 0) + " GB/s)" + who + legend,
+                    format_fixed(r.device.copy_gbps, 0) + " GB/s)" + peak + who + legend,
                 headers);
         for (const auto& p : r.perf) {
             if (p.exercise != e.name || p.kind != "gpu" || p.line.width != n) continue;
@@ -240,6 +244,11 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
                                       ? format_fixed(pct_of_copy(r, e.stages[i].bytes_per_pixel * pixels, p.line.stage_ms[i]), 1)
                                       : format_fixed(p.line.stage_ms[i] * kMicrosPerMs, 1));
             }
+            if (flop_columns) {
+                const double gflops = p.flops_per_pixel * pixels / (p.line.ms * 1e-3) / 1e9;
+                row.push_back(format_fixed(gflops, 0));
+                row.push_back(r.device.fma_gflops > 0 ? format_fixed(100.0 * gflops / r.device.fma_gflops, 1) : "—");
+            }
             for (const auto& c : cpu) row.push_back(speedup(c)(p.variant, n) == "—" ? "—" : ratio(*lookup(best, c, n) / p.line.ms));
             if (gpu.size() > 1) row.push_back(speedup(first_gpu)(p.variant, n));
             t.add_row(row);
@@ -249,20 +258,23 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
     return tables;
 }
 
-// Each exercise's tables once per timed pattern, then its views.
+// Each exercise's tables once per timed pattern and timed parameters, then its views.
 std::vector<Table> performance_tables(const Report& r) {
     std::vector<Table> tables;
     auto add = [&](const std::vector<Table>& ts) { tables.insert(tables.end(), ts.begin(), ts.end()); };
     for (const auto& e : r.exercises) {
-        for (const auto& pattern : e.perf_patterns) {
-            Report one = r;
-            one.perf.clear();
-            for (const auto& p : r.perf)
-                if (p.exercise == e.name && p.line.pattern == pattern) one.perf.push_back(p);
-            const std::string on = e.perf_patterns.size() > 1 ? ", " + pattern + " images" : "";
-            add(exercise_tables(one, e, on));
-            for (const auto& view : e.views) add(view_tables(one, e, view, " — " + r.lab + on + " (" + r.label + ")"));
-        }
+        for (const auto& params : e.perf_params)
+            for (const auto& pattern : e.perf_patterns) {
+                Report one = r;
+                one.perf.clear();
+                for (const auto& p : r.perf)
+                    if (p.exercise == e.name && p.line.pattern == pattern && p.line.params == params) one.perf.push_back(p);
+                if (one.perf.empty()) continue;
+                const std::string on = (params.empty() ? "" : ", " + params) +
+                                       (e.perf_patterns.size() > 1 ? ", " + pattern + " images" : "");
+                add(exercise_tables(one, e, on));
+                for (const auto& view : e.views) add(view_tables(one, e, view, " — " + r.lab + on + " (" + r.label + ")"));
+            }
     }
     return tables;
 }
@@ -276,6 +288,7 @@ Json environment_json(const Report& r) {
             {"driver", r.device.driver_version},
             {"cuda", r.device.runtime_version},
             {"copy_gbps", r.device.copy_gbps},
+            {"fma_gflops", r.device.fma_gflops},
             {"cpu", r.host.cpu_model},
             {"threads", r.host.threads},
             {"date", r.host.date}};
@@ -296,7 +309,8 @@ const ExerciseInfo* exercise_of(const Report& r, const std::string& name) {
 std::string environment_text(const Report& r) {
     std::string text = r.device.available ? "GPU: " + r.device.name + ", " + std::to_string(r.device.sms) + " SMs, driver " +
                                                 r.device.driver_version + ", CUDA " + r.device.runtime_version +
-                                                ", device copy " + format_fixed(r.device.copy_gbps, 0) + " GB/s  \n"
+                                                ", device copy " + format_fixed(r.device.copy_gbps, 0) + " GB/s, FP32 FMA " +
+                                                format_fixed(r.device.fma_gflops, 0) + " GFLOP/s  \n"
                                           : "GPU: none (" + r.device.unavailable_reason + ")  \n";
     return text + "CPU: " + r.host.cpu_model + ", " + std::to_string(r.host.threads) + " threads  \nDate: " + r.host.date +
            ", seed " + std::to_string(r.seed) + "\n\n";
@@ -312,14 +326,14 @@ std::string markdown(const Report& r) {
 std::string csv(const Report& r) {
     std::size_t stages = 0;
     for (const auto& e : r.exercises) stages = std::max(stages, e.stages.size());
-    std::vector<std::string> headers{"lab", "label", "exercise", "variant", "kind", "pattern", "width", "height", "threads",
+    std::vector<std::string> headers{"lab", "label", "exercise", "variant", "kind", "pattern", "params", "width", "height", "threads",
                                      "ms_median", "ms_min", "ms_max", "runs", "e2e_ms"};
     for (std::size_t i = 0; i < stages; ++i) headers.push_back("pass" + std::to_string(i + 1) + "_ms");
     headers.insert(headers.end(), {"gpu", "copy_gbps", "date"});
     Table t("timings", headers);
     for (const auto& p : r.perf) {
         const auto& l = p.line;
-        std::vector<std::string> row{r.lab, r.label, p.exercise, p.variant, p.kind, l.pattern, std::to_string(l.width),
+        std::vector<std::string> row{r.lab, r.label, p.exercise, p.variant, p.kind, l.pattern, l.params, std::to_string(l.width),
                                      std::to_string(l.height), std::to_string(l.threads), format_fixed(l.ms, 5),
                                      format_fixed(l.min_ms, 5), format_fixed(l.max_ms, 5), std::to_string(l.runs),
                                      format_fixed(l.e2e_ms, 5)};
@@ -352,12 +366,18 @@ Json json(const Report& r) {
     for (const auto& p : r.perf) {
         const auto& l = p.line;
         const double pixels = static_cast<double>(l.width) * l.height;
-        Json o = {{"variant", p.variant}, {"exercise", p.exercise}, {"kind", p.kind},   {"pattern", l.pattern}, {"width", l.width},
+        Json o = {{"variant", p.variant}, {"exercise", p.exercise}, {"kind", p.kind},   {"pattern", l.pattern}, {"params", l.params}, {"width", l.width},
                   {"height", l.height},   {"threads", l.threads},   {"kernel_ms", l.ms}, {"min_ms", l.min_ms},
                   {"max_ms", l.max_ms},   {"runs", l.runs},         {"e2e_ms", l.e2e_ms}};
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
             o["pass_ms"] = l.stage_ms;
             o["pct_copy_min_bytes"] = pct_of_copy(r, e->min_bytes_per_pixel * pixels, l.ms);
+            if (p.flops_per_pixel > 0) {
+                const double gflops = p.flops_per_pixel * pixels / (l.ms * 1e-3) / 1e9;
+                o["flops_per_pixel"] = p.flops_per_pixel;
+                o["gflops"] = gflops;
+                if (r.device.fma_gflops > 0) o["pct_fma_rate"] = 100.0 * gflops / r.device.fma_gflops;
+            }
             if (e->stages.size() > 1) o["pct_copy_pipeline_bytes"] = pct_of_copy(r, stage_bytes(*e) * pixels, l.ms);
         }
         perf.push_back(std::move(o));
@@ -377,9 +397,11 @@ Json json(const Report& r) {
 void print_environment(const Report& r) {
     std::printf("GPU Labkit — %s (%s)\n", r.lab.c_str(), r.label.c_str());
     if (r.device.available)
-        std::printf("GPU: %s, %d SMs, %.0f GiB, compute %d.%d, driver %s, CUDA runtime %s, device copy %.0f GB/s\n",
+        std::printf("GPU: %s, %d SMs, %.0f GiB, compute %d.%d, driver %s, CUDA runtime %s, device copy %.0f GB/s, "
+                    "FP32 FMA %.0f GFLOP/s\n",
                     r.device.name.c_str(), r.device.sms, r.device.memory_gib, r.device.cc_major, r.device.cc_minor,
-                    r.device.driver_version.c_str(), r.device.runtime_version.c_str(), r.device.copy_gbps);
+                    r.device.driver_version.c_str(), r.device.runtime_version.c_str(), r.device.copy_gbps,
+                    r.device.fma_gflops);
     else
         std::printf("GPU: none (%s): GPU variants are not run here, never passed: 'TODO' when not written yet,\n"
                     "     'not run' when written and compiled (check them on a GPU)\n",

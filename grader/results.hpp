@@ -28,6 +28,7 @@ struct ExerciseInfo {
     double min_bytes_per_pixel = 0;  // the floor: read the input once, write the output once
     std::vector<StageInfo> stages;   // empty: a single kernel, no per-stage columns
     std::vector<std::string> perf_patterns{"random"};  // the timed images' patterns, tables for each
+    std::vector<std::string> perf_params{""};  // labels of the timed parameters, tables for each
     std::vector<ViewInfo> views;
 };
 
@@ -52,6 +53,7 @@ struct VariantResult {
 struct PerfPoint {
     std::string exercise, variant, kind;
     PerfLine line;
+    double flops_per_pixel = 0;  // the contract's, for this variant and parameters; 0: not stated
 };
 
 struct Report {

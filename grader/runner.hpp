@@ -10,6 +10,7 @@
 //   }
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -28,6 +29,7 @@ namespace grader {
 
 struct TimeRequest {
     std::vector<labkit::Pattern> patterns;
+    std::vector<std::string> params;  // labels of the contract's perf_params; empty: all
     std::vector<int> sizes, threads;
     std::uint64_t seed = 0;
     labkit::RunPolicy policy;
@@ -75,9 +77,10 @@ public:
         std::unique_ptr<GpuHarness<C>> gpu;  // one size's buffers at a time, reused across patterns
 #endif
         for (std::size_t i = 0; i < entries.size(); ++i) {
+            const Params params = C::parse_params(entries[i].params);
+            if (!applies_to<C>(variant, params)) continue;  // the grader expects no answer
             report.send("begin", std::to_string(i));
             const auto input = read_raw<In>(entries[i].input);
-            const Params params = C::parse_params(entries[i].params);
             labkit::HostImage<Out> out;
             std::string guard;
             if (v.cpu) {
@@ -104,17 +107,43 @@ public:
 
     void time(const std::string& variant, const TimeRequest& r, Reporter& report) const override {
         const Variant<C>& v = *find(variant);
-        const Params params{};
+        for (const auto& [label, params] : perf_params_of<C>()) {
+            const bool chosen = r.params.empty() || std::find(r.params.begin(), r.params.end(), label) != r.params.end();
+            if (chosen && applies_to<C>(variant, params)) time_with(v, label, params, r, report);
+        }
+    }
+
+    void dry(const std::string& variant, Reporter& report) const override {
+        const Variant<C>& v = *find(variant);
+        if (v.gpu) {
+#if LABKIT_HAVE_CUDA
+            labkit::set_dry_run(true);
+            labkit::Workspace workspace;
+            labkit::ImagePool pool(poison_byte<Out>());
+            labkit::GpuContext ctx{nullptr, &workspace, &pool, nullptr};
+            const Params params = default_params_of<C>();
+            if (v.setup) v.setup(params, ctx);
+            v.gpu(labkit::View<const In>{}, labkit::View<Out>{}, params, ctx);
+#endif
+        }
+        report.send("compiled", std::string(variant));
+    }
+
+private:
+    void time_with(const Variant<C>& v, const std::string& label, const Params& params, const TimeRequest& r,
+                   Reporter& report) const {
         for (const labkit::Pattern pattern : r.patterns)
             for (const int n : r.sizes) {
                 const auto input = C::make_input(pattern, n, n, r.seed);
-                const std::string what = std::string(labkit::pattern_name(pattern)) + " " + std::to_string(n) + "x" +
-                                         std::to_string(n);
+                const std::string what = std::string(labkit::pattern_name(pattern)) + (label.empty() ? "" : " " + label) +
+                                         " " + std::to_string(n) + "x" + std::to_string(n);
                 auto send = [&](PerfLine line) {
                     line.pattern = labkit::pattern_name(pattern);
+                    line.params = label;
                     report.send("perf", encode(line));
                 };
                 if (v.cpu) {
+                    if (too_slow_for_cpu_timing<C>(v.name, params, n)) continue;
                     const auto [w, h] = C::output_size(n, n, params);
                     labkit::HostImage<Out> out(w, h);
                     for (const int t : r.threads) {
@@ -131,21 +160,6 @@ public:
             }
     }
 
-    void dry(const std::string& variant, Reporter& report) const override {
-        const Variant<C>& v = *find(variant);
-        if (v.gpu) {
-#if LABKIT_HAVE_CUDA
-            labkit::set_dry_run(true);
-            labkit::Workspace workspace;
-            labkit::ImagePool pool(poison_byte<Out>());
-            labkit::GpuContext ctx{nullptr, &workspace, &pool, nullptr};
-            v.gpu(labkit::View<const In>{}, labkit::View<Out>{}, Params{}, ctx);
-#endif
-        }
-        report.send("compiled", std::string(variant));
-    }
-
-private:
     const Variant<C>* find(const std::string& name) const {
         for (const auto& v : table_)
             if (v.name == name) return &v;

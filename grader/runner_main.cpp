@@ -40,7 +40,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
                  argc > 0 ? argv[0] : "runner"};
     app.require_subcommand(1);
     int report_fd = 1;  // stdout, for a person; the grader passes its pipe
-    std::string exercise, variant, manifest, answers, sizes, thread_list = "1", patterns = "random";
+    std::string exercise, variant, manifest, answers, sizes, thread_list = "1", patterns = "random", params;
     int threads = 1, runs = 0;
     std::uint64_t seed = 0;
 
@@ -60,6 +60,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     time->add_option("--sizes", sizes, "square sizes, N,...")->required();
     time->add_option("--patterns", patterns, "shared patterns of the timed images, NAME,... (default random)");
     time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
+    time->add_option("--params", params, "labels of the timed parameters, LABEL,... (default: all)");
     time->add_option("--seed", seed, "seed of the random images");
     time->add_option("--runs", runs, "timed runs (default: adaptive)");
 
@@ -78,7 +79,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         } else if (*dry) {
             find(exercises, exercise, variant).dry(variant, report);
         } else {
-            TimeRequest r{to_patterns(patterns), to_ints(sizes), to_ints(thread_list), seed, {}};
+            TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), seed, {}};
             r.policy.fixed_runs = runs;
             find(exercises, exercise, variant).time(variant, r, report);
         }

@@ -69,6 +69,7 @@ labkit::DeviceInfo probe_device(bool measure_bandwidth, double timeout_s) {
         if (!kv["cc_minor"].empty()) d.cc_minor = std::stoi(kv["cc_minor"]);
         if (!kv["memory_gib"].empty()) d.memory_gib = std::stod(kv["memory_gib"]);
         if (!kv["copy_gbps"].empty()) d.copy_gbps = std::stod(kv["copy_gbps"]);
+        if (!kv["fma_gflops"].empty()) d.fma_gflops = std::stod(kv["fma_gflops"]);
     } catch (const std::exception&) {
         d.available = false;
         d.unavailable_reason = "the device probe's answer was malformed";

@@ -15,6 +15,7 @@ struct DeviceInfo {
     int l2_bytes = 0;
     std::string driver_version, runtime_version;
     double copy_gbps = 0;  // measured device-to-device copy, bytes read + written per second / 1e9
+    double fma_gflops = 0; // measured FP32 fused multiply-add rate, 2 FLOP per FMA, / 1e9
 };
 
 struct HostInfo {
@@ -27,6 +28,8 @@ struct HostInfo {
 DeviceInfo query_device();
 // Adds copy_gbps: a large cudaMemcpy device-to-device, median of several runs.
 void measure_copy_bandwidth(DeviceInfo& info);
+// Adds fma_gflops: independent FMA chains on every SM (common/fma_rate.cu).
+void measure_fma_rate(DeviceInfo& info);
 HostInfo query_host();
 
 }  // namespace labkit

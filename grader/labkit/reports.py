@@ -72,12 +72,14 @@ def tally(report):
 
 def perf_by_variant(report):
     """variant -> {(w, h): kernel_ms}, the best entry per size (e.g. the best thread count), on
-    the lab's first timed pattern (a lab may time several: Lab 2 random and skewed images)."""
+    the lab's first timed pattern and parameters (a lab may time several: Lab 2 random and skewed
+    images, Lab 3 several filter sizes)."""
     out = {}
     entries = report.get("performance", []) or []
-    primary = entries[0].get("pattern") if entries and isinstance(entries[0], dict) else None
+    first = entries[0] if entries and isinstance(entries[0], dict) else {}
+    primary = (first.get("pattern"), first.get("params", ""))
     for p in entries:
-        if not isinstance(p, dict) or p.get("pattern") != primary:
+        if not isinstance(p, dict) or (p.get("pattern"), p.get("params", "")) != primary:
             continue
         try:
             size = (int(p["width"]), int(p["height"]))
@@ -160,8 +162,8 @@ def write_run_outputs(args, runs, exit_status):
         Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["lab", "label", "variant", "kind", "status", "detail", "pattern", "width",
-                        "height", "kernel_ms", "e2e_ms"])
+            w.writerow(["lab", "label", "variant", "kind", "status", "detail", "pattern", "params",
+                        "width", "height", "kernel_ms", "e2e_ms"])
             for r in runs:
                 perf = {}
                 for p in r.get("performance", []) or []:
@@ -170,6 +172,6 @@ def write_run_outputs(args, runs, exit_status):
                     for p in perf.get(v["name"]) or [{}]:
                         w.writerow([r.get("lab"), r.get("label"), v["name"], v.get("kind", ""),
                                     v.get("status"), v.get("detail", ""), p.get("pattern", ""),
-                                    p.get("width", ""),
+                                    p.get("params", ""), p.get("width", ""),
                                     p.get("height", ""), p.get("kernel_ms", ""), p.get("e2e_ms", "")])
         say(f"wrote {args.csv}")
