@@ -79,7 +79,7 @@ struct RunOption {
 
 // CPU timings are left out where one call would exceed this many floating-point operations
 // (seconds of sequential work per call): the tables show "—" there.
-inline constexpr double kCpuPerfMaxFlops = 4e9;
+inline constexpr double kCpuPerfMaxFlops = 2e9;
 
 template <class C>
 typename C::Params default_params_of() {

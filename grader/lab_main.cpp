@@ -188,8 +188,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     for (const auto& e : exercises)
         for (const auto& p : e->info().perf_params)
             if (!p.empty()) labels += (labels.empty() ? "" : ", ") + p;
-    if (!labels.empty())
-        grade_cmd->add_option("--perf-params", perf_params, "only these timed parameters, LABEL,... (of: " + labels + ")");
+    grade_cmd->add_option("--perf-params", perf_params,
+                          labels.empty() ? std::string("only these timed parameters (this lab has none: ignored)")
+                                         : "only these timed parameters, LABEL,... (of: " + labels + ")");
     grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
     grade_cmd->add_flag("--no-perf", no_perf, "check only");
@@ -271,7 +272,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         } else {
             g.perf.sizes.assign(kDefaultPerfSizes.begin(), kDefaultPerfSizes.end());
         }
-        g.perf.params = split_commas(perf_params);
+        if (!labels.empty()) g.perf.params = split_commas(perf_params);  // a lab without labels ignores it
         for (const auto& l : g.perf.params) {
             bool known = false;
             for (const auto& e : exercises)

@@ -50,6 +50,9 @@ def make_parser():
     p.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
     p.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
     p.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
+    p.add_argument("--perf-params", metavar="LABEL,...",
+                   help="only these timed parameters, for a lab that times several (convolution: "
+                   "k=3,k=5,k=9,k=15,k=25); other labs ignore it")
     p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
     p.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     p.add_argument("--no-perf", action="store_true", help="check correctness only")
@@ -74,7 +77,9 @@ def make_parser():
                        description="Runs VARIANT of LAB on IMG and writes a picture of the result as a "
                        "PNG (and the raw values with --raw). Options of a lab's own picture are handed "
                        "to the lab's grader; integral_image has --radius R (default 8): the input beside "
-                       "its box blur of radius R, computed from the table.")
+                       "its box blur of radius R, computed from the table; convolution has --filter SPEC "
+                       "(default gaussian:5; e.g. box:7, gaussian:sigma=2.0,size=9, sharpen:5, edge:3, "
+                       "laplacian:5, file:my.txt) and --border zero|replicate|mirror (default mirror).")
     p.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
     p.add_argument("variant", metavar="VARIANT", help="the variant to run (./labkit list LAB shows them)")
     p.add_argument("--input", required=True, metavar="IMG", help="input image (PNG, JPEG, ...)")

@@ -22,7 +22,8 @@ def grader_options(args):
     """Options of `labkit grade` handed on to every `<grader> grade`."""
     out = []
     for flag, value in (("--variants", args.variants), ("--sizes", args.sizes),
-                        ("--perf-sizes", args.perf_sizes), ("--runs", args.runs),
+                        ("--perf-sizes", args.perf_sizes), ("--perf-params", args.perf_params),
+                        ("--runs", args.runs),
                         ("--seed", args.seed), ("--timeout", args.timeout)):
         if value is not None:
             out += [flag, str(value)]

@@ -1,0 +1,13 @@
+// Lab 3's variant table, in teaching order. The grader (through the runner), the tests and the
+// benchmarks all enumerate it.
+#pragma once
+
+#include <span>
+
+#include "contract.hpp"
+
+namespace convolution {
+
+std::span<const grader::Variant<Convolution>> variants();
+
+}  // namespace convolution

@@ -1,0 +1,163 @@
+// Lab 3 on the CPU: the border convention, the filter bank, the user's filter file, the case
+// files' parameter text, the tolerance (a float32 sum passes it, a one-pixel shift does not), and
+// cpu-openmp against the reference on every lab case.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "catch.hpp"
+#include "compare.hpp"
+#include "contract.hpp"
+
+using namespace convolution;
+
+namespace {
+
+FloatImage reference(const FloatImage& in, const Params& p) {
+    FloatImage out(in.width(), in.height());
+    Convolution::reference(in.view(), out.view(), p);
+    return out;
+}
+
+// The sum in float32, left to right: what a straightforward student loop computes.
+FloatImage float_sum(const FloatImage& in, const Params& p) {
+    const int k = p.filter.size, r = k / 2;
+    FloatImage out(in.width(), in.height());
+    for (int y = 0; y < in.height(); ++y)
+        for (int x = 0; x < in.width(); ++x) {
+            float sum = 0;
+            for (int dy = -r; dy <= r; ++dy)
+                for (int dx = -r; dx <= r; ++dx) {
+                    const int sx = border_index(x + dx, in.width(), p.border), sy = border_index(y + dy, in.height(), p.border);
+                    if (sx >= 0 && sy >= 0) sum += p.filter.weights[(dy + r) * k + (dx + r)] * in(sx, sy);
+                }
+            out(x, y) = clamp_pixel(sum);
+        }
+    return out;
+}
+
+std::string mismatch(const FloatImage& got, const FloatImage& want, const Params& p) {
+    const auto c = Convolution::comparison_for(p);
+    const auto m = grader::compare<float>(got.view(), want.view(), c);
+    return m.ok() ? "" : grader::describe(m, got.pixels(), c);
+}
+
+std::string write_temp(const std::string& text) {
+    static int serial = 0;
+    const auto path = std::filesystem::temp_directory_path() / ("labkit-filter-" + std::to_string(++serial) + ".txt");
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("border_index follows the handout's row 'a b c d' with radius 2", "[convolution][cpu]") {
+    constexpr int n = 4;
+    const int zero[] = {-1, -1, 0, 1, 2, 3, -1, -1};
+    const int replicate[] = {0, 0, 0, 1, 2, 3, 3, 3};
+    const int mirror[] = {2, 1, 0, 1, 2, 3, 2, 1};
+    for (int i = -2; i < n + 2; ++i) {
+        CAPTURE(i);
+        CHECK(border_index(i, n, Border::zero) == zero[i + 2]);
+        CHECK(border_index(i, n, Border::replicate) == replicate[i + 2]);
+        CHECK(border_index(i, n, Border::mirror) == mirror[i + 2]);
+    }
+    // Past a whole image: a 2-pixel row mirrors a b a b ..., a single pixel to itself.
+    CHECK(border_index(-12, 2, Border::mirror) == 0);
+    CHECK(border_index(13, 2, Border::mirror) == 1);
+    CHECK(border_index(-12, 1, Border::mirror) == 0);
+    CHECK(border_index(7, 3, Border::mirror) == 1);  // 0 1 2 | 1 0 | 1 2 ...
+}
+
+TEST_CASE("the filter bank: sums, symmetry and exact separable factors", "[convolution][cpu]") {
+    auto sum = [](const Filter& f) {
+        double s = 0;
+        for (float w : f.weights) s += w;
+        return s;
+    };
+    for (const char* spec : {"box:3", "box:25", "gaussian:5", "gaussian:sigma=2.0,size=9", "gaussian-int:3", "gaussian-int:5",
+                             "sharpen:3", "sharpen:5"}) {
+        CAPTURE(spec);
+        CHECK(sum(make_filter(spec)) == Approx(1).epsilon(1e-5));  // a flat image stays flat
+    }
+    for (const char* spec : {"edge:3", "edge:5", "laplacian:3", "laplacian:5"}) {
+        CAPTURE(spec);
+        CHECK(sum(make_filter(spec)) == 0);  // a flat image becomes 0
+    }
+    CHECK(make_filter("gaussian:sigma=2").size == 13);  // 2 * ceil(3 sigma) + 1
+    CHECK(make_filter("gaussian-int:5").weights[12] == 36.0f / 256);
+    for (const char* spec : {"box:7", "gaussian:25", "gaussian-int:5"}) {
+        const Filter f = make_filter(spec);
+        REQUIRE(f.separable());
+        for (int i = 0; i < f.size; ++i)
+            for (int j = 0; j < f.size; ++j) CHECK(f.weights[i * f.size + j] == f.column[i] * f.row[j]);
+    }
+    CHECK_FALSE(make_filter("sharpen:3").separable());
+    for (const char* bad : {"box:4", "box:27", "gaussian:sigma=9", "gaussian:sigma=-1", "edge:7", "blur:3", "file:"})
+        CHECK_THROWS_AS(make_filter(bad), std::invalid_argument);
+}
+
+TEST_CASE("a user's filter file, and clear errors for malformed ones", "[convolution][cpu]") {
+    const Filter f = read_filter_file(write_temp("# a Gaussian\n1 2 1\n2 4 2\n1 2 1\n/ 16\n"));
+    CHECK(f.size == 3);
+    CHECK(f.weights[4] == 0.25f);
+    CHECK_FALSE(f.separable());  // a file's weights are used as they are
+    auto error_of = [](const std::string& text) {
+        try {
+            read_filter_file(write_temp(text));
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK_THAT(error_of("1 2\n3 4\n"), Catch::Matchers::Contains("odd"));
+    CHECK_THAT(error_of("1 2 3\n4 5\n"), Catch::Matchers::Contains("line 2"));
+    CHECK_THAT(error_of("1 x 3\n"), Catch::Matchers::Contains("'x' is not a number"));
+    CHECK_THAT(error_of("1 2 3\n4 5 6\n"), Catch::Matchers::Contains("square"));
+    CHECK_THAT(error_of("# nothing\n"), Catch::Matchers::Contains("no weights"));
+    CHECK_THAT(error_of("1\n/ 0\n"), Catch::Matchers::Contains("divisor is 0"));
+    CHECK_THAT(error_of("1\n/ 2\n3\n"), Catch::Matchers::Contains("nothing may follow"));
+    CHECK_THROWS_WITH(read_filter_file("/nonexistent/filter.txt"), Catch::Matchers::Contains("cannot read"));
+}
+
+TEST_CASE("parameters survive the case file's text exactly", "[convolution][cpu]") {
+    for (const char* spec : {"gaussian:sigma=1.3,size=7", "sharpen:5", "box:25"}) {
+        const Params p{make_filter(spec), Border::replicate};
+        const Params q = Convolution::parse_params(Convolution::params_text(p));
+        CAPTURE(spec);
+        CHECK(q.filter.name == p.filter.name);
+        CHECK(q.filter.size == p.filter.size);
+        CHECK(q.filter.weights == p.filter.weights);  // bit for bit
+        CHECK(q.filter.row == p.filter.row);
+        CHECK(q.border == p.border);
+    }
+    CHECK_THROWS_AS(Convolution::parse_params("border=sideways;k=1;w=1;name=x"), std::invalid_argument);
+    CHECK_THROWS_AS(Convolution::parse_params("border=zero;k=3;w=1,2;name=x"), std::invalid_argument);
+}
+
+TEST_CASE("the tolerance passes a float32 sum and catches a one-pixel shift", "[convolution][cpu]") {
+    for (const auto& c : Convolution::lab_cases(3)) {
+        CAPTURE(c.name);
+        const FloatImage want = reference(c.input, c.params);
+        CHECK(mismatch(float_sum(c.input, c.params), want, c.params) == "");
+        if (c.input.width() < 2 || c.params.filter.size == 1) continue;
+        // The same sum read one pixel to the right: what an off-by-one halo produces.
+        FloatImage shifted = c.input;
+        for (int y = 0; y < shifted.height(); ++y)
+            for (int x = 0; x + 1 < shifted.width(); ++x) shifted(x, y) = c.input(x + 1, y);
+        CHECK(mismatch(float_sum(shifted, c.params), want, c.params) != "");
+    }
+}
+
+TEST_CASE("cpu-openmp matches the reference on every lab case, both schedules", "[convolution][cpu]") {
+    const int threads = GENERATE(1, 3);
+    const auto schedule = GENERATE(Schedule::static_chunks, Schedule::dynamic_chunks);
+    for (const auto& c : Convolution::lab_cases(5)) {
+        CAPTURE(c.name, threads, static_cast<int>(schedule));
+        FloatImage got(c.input.width(), c.input.height(), std::nanf(""));
+        cpu_openmp(c.input.view(), got.view(), c.params.filter.weights.data(), c.params.filter.size, c.params.border, threads,
+                   schedule);
+        CHECK(mismatch(got, reference(c.input, c.params), c.params) == "");
+    }
+}

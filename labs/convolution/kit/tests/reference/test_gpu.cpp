@@ -1,0 +1,53 @@
+// Lab 3 on the GPU: every GPU row of the solution's table, on every lab case it applies to (each
+// filter, border and k, images smaller than the filter) and on the shared awkward sizes, through
+// the harness the runner uses, judged with the lab's tolerance. Skipped (exit 77) without a device.
+#include "cases.hpp"
+#include "catch.hpp"
+#include "compare.hpp"
+#include "gpu_harness.hpp"
+#include "tables.hpp"
+
+using namespace convolution;
+
+namespace {
+
+// The variant's answer, then the first mismatch and any stray write ("" when all is well).
+std::string verdict(const grader::Variant<Convolution>& v, const LabCase& c) {
+    FloatImage want(c.input.width(), c.input.height());
+    Convolution::reference(c.input.view(), want.view(), c.params);
+    grader::GpuHarness<Convolution> gpu(c.input.width(), c.input.height(), {want.width(), want.height()});
+    gpu.load(c.input.view());
+    gpu.run(v, c.params);
+    const FloatImage got = gpu.download();
+    const grader::Comparison tolerance = Convolution::comparison_for(c.params);
+    const auto m = grader::compare<float>(got.view(), want.view(), tolerance);
+    std::string problems = gpu.guard_report();
+    if (!m.ok()) problems += grader::describe(m, got.pixels(), tolerance);
+    return problems;
+}
+
+std::vector<LabCase> shared_cases() {
+    std::vector<LabCase> cases;
+    for (const auto& [w, h] : grader::quick_sizes())
+        cases.push_back({grader::size_name({w, h}), Convolution::make_input(labkit::Pattern::checkerboard, w, h, 0),
+                         Convolution::default_params()});
+    return cases;
+}
+
+}  // namespace
+
+TEST_CASE("every GPU variant matches the reference on every case it applies to", "[convolution][gpu]") {
+    auto cases = Convolution::lab_cases(2026);
+    for (auto& c : shared_cases()) cases.push_back(std::move(c));
+    for (const auto& v : variants()) {
+        if (v.target() != grader::Target::gpu) continue;
+        int checked = 0;
+        for (const auto& c : cases) {
+            if (!Convolution::applies(v.name, c.params)) continue;
+            CAPTURE(std::string(v.name), c.name);
+            CHECK(verdict(v, c) == "");
+            ++checked;
+        }
+        CHECK(checked > 0);
+    }
+}

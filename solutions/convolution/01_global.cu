@@ -1,0 +1,54 @@
+// 01 — Convolution from global memory
+// Changes vs the CPU: one thread per output pixel, in 2D blocks of block_x x block_y threads;
+//   each thread reads its k x k neighbourhood and the k x k weights straight from global memory
+//   (through the L1 and L2 caches) and writes its clamped sum.
+// Cost: 2 k^2 flops/px; k^2 image reads + k^2 weight reads per pixel issued to global memory,
+//   4 B/px written. Neighbouring threads read overlapping neighbourhoods, so most image reads
+//   hit in cache and DRAM sees little more than 4 B/px in.
+// Limits: the load path, not the arithmetic, bounds it: two global loads per multiply-add.
+// Ref: PMPP 4th ed., chapter 7 (convolution), section 7.2.
+#include <algorithm>
+
+#include "convolution.hpp"
+#include "labkit/cuda_check.hpp"
+#include "labkit/launch.hpp"
+
+namespace convolution {
+namespace {
+
+using labkit::ceil_div, labkit::kMaxGridY;
+
+// Thread (x, y) computes out(x, y). The grid covers the width; rows loop in steps of the grid's
+// height, so an image taller than kMaxGridY blocks is still covered (once, usually).
+__global__ void convolve_global_kernel(Input in, Output out, const float* weights, int size, Border border) {
+    const int r = size / 2;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= in.width) return;  // the last column of blocks is ragged; no barrier follows
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < in.height; y += gridDim.y * blockDim.y) {
+        float sum = 0.0f;
+        for (int dy = -r; dy <= r; ++dy) {
+            const int sy = border_index(y + dy, in.height, border);
+            if (sy < 0) continue;  // a row of the zero border adds nothing
+            const float* src = in.row(sy);
+            const float* w = weights + (dy + r) * size + r;  // w[dx] = K(dx, dy)
+            for (int dx = -r; dx <= r; ++dx) {
+                const int sx = border_index(x + dx, in.width, border);
+                if (sx >= 0) sum += w[dx] * src[sx];
+            }
+        }
+        out(x, y) = clamp_pixel(sum);
+    }
+}
+
+}  // namespace
+
+void convolve_global(Input in, Output out, const float* device_weights, int size, Border border, const Tuning& tuning,
+                     GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
+    const dim3 block(tuning.block_x, tuning.block_y);
+    const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
+    convolve_global_kernel<<<grid, block, 0, ctx.stream>>>(in, out, device_weights, size, border);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace convolution
