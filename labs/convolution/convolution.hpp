@@ -75,8 +75,8 @@ void cpu_openmp(Input in, Output out, const float* weights, int size, Border bor
 
 // ---- GPU ---------------------------------------------------------------------------------------
 // `weights` below are host arrays (size * size floats, or size floats for a separable pass)
-// unless a comment says device. The kit calls the set_weights_* function of a file once for a
-// filter, outside the kernel-only timing, then the convolve function(s) for each image.
+// unless a comment says device. Before each run the kit calls the file's set_weights_* function
+// (outside the kernel-only timing, inside the end-to-end one), then its convolve function(s).
 
 // 01_global.cu: one thread per output pixel; image and weights (a DEVICE array) in global memory.
 void convolve_global(Input in, Output out, const float* device_weights, int size, Border border, const Tuning& tuning,
@@ -91,7 +91,7 @@ void convolve_constant(Input in, Output out, int size, Border border, const Tuni
 void set_weights_tiled(const float* weights, int size, GpuContext& ctx);
 void convolve_tiled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx);
 
-// 04_separable.cu: for K = column x row (box, Gaussian): a row pass into `rows` (a float image of
+// 04_separable.cu: for K = column x row (box, Gaussian, Sobel): a row pass into `rows` (a float image of
 // the input's size, NOT clamped), then a column pass from it into `out` (clamped). Each pass
 // stages its tile plus a halo in shared memory. Both 1D weight arrays have `size` floats.
 void set_weights_separable(const float* row, const float* column, int size, GpuContext& ctx);

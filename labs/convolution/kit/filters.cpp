@@ -31,13 +31,14 @@ int to_size(std::string_view text, std::string_view spec) {
     return static_cast<int>(v);
 }
 
-// A separable filter from its 1D factor (the same along x and y), in float as the kernels use it.
-Filter separable(std::string name, const std::vector<double>& taps) {
+// A separable filter from its 1D factors (column: along y, row: along x), in float as the
+// kernels use them; one factor given: the same along both axes.
+Filter separable(std::string name, const std::vector<double>& row, const std::vector<double>& column = {}) {
     Filter f;
     f.name = std::move(name);
-    f.size = static_cast<int>(taps.size());
-    for (double t : taps) f.row.push_back(static_cast<float>(t));
-    f.column = f.row;
+    f.size = static_cast<int>(row.size());
+    for (double t : row) f.row.push_back(static_cast<float>(t));
+    for (double t : column.empty() ? row : column) f.column.push_back(static_cast<float>(t));
     for (float c : f.column)
         for (float r : f.row) f.weights.push_back(c * r);  // float products: what a row-then-column pass multiplies
     return f;
@@ -94,6 +95,14 @@ Filter three_or_five(std::string_view spec, std::string_view args, const std::ve
     throw bad(spec, "this filter comes in sizes 3 and 5");
 }
 
+// Sobel, horizontal gradient: a smoothing column times a difference row. Its row sums go negative,
+// so a separable pass that clamped (or rounded) its intermediate image would be caught on it.
+Filter sobel(std::string_view spec, std::string_view args) {
+    if (args == "3") return separable(std::string(spec), {-1, 0, 1}, {1, 2, 1});
+    if (args == "5") return separable(std::string(spec), {-1, -2, 0, 2, 1}, {1, 4, 6, 4, 1});
+    throw bad(spec, "this filter comes in sizes 3 and 5");
+}
+
 // 2 * identity - the 5x5 binomial Gaussian: unsharp masking, coefficients sum to 1.
 std::vector<float> unsharp5() {
     const double binomial[] = {1, 4, 6, 4, 1};
@@ -143,9 +152,7 @@ Filter make_filter(std::string_view spec) {
         throw bad(spec, "the integer Gaussians are 3x3 (/16) and 5x5 (/256)");
     }
     if (kind == "sharpen") return three_or_five(spec, args, {0, -1, 0, -1, 5, -1, 0, -1, 0}, unsharp5());
-    if (kind == "edge")  // Sobel, horizontal gradient: asymmetric, so correlation and convolution differ
-        return three_or_five(spec, args, {-1, 0, 1, -2, 0, 2, -1, 0, 1},
-                             {-1, -2, 0, 2, 1, -4, -8, 0, 8, 4, -6, -12, 0, 12, 6, -4, -8, 0, 8, 4, -1, -2, 0, 2, 1});
+    if (kind == "edge") return sobel(spec, args);  // asymmetric: correlation and convolution differ
     if (kind == "laplacian")
         return three_or_five(spec, args, {0, 1, 0, 1, -4, 1, 0, 1, 0},
                              {0, 0, 1, 0, 0, 0, 1, 2, 1, 0, 1, 2, -16, 2, 1, 0, 1, 2, 1, 0, 0, 0, 1, 0, 0});

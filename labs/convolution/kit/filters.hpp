@@ -15,7 +15,7 @@ struct Filter {
     std::string name;            // as the user wrote it: "gaussian:5", "file:my.txt"
     int size = 1;                // k, odd, 1..kMaxFilterSize
     std::vector<float> weights;  // k * k, row-major: K(dx, dy) = weights[(dy + r) * k + (dx + r)]
-    // A separable filter (box, Gaussian) also has its factors, with
+    // A separable filter (box, Gaussian, Sobel) also has its factors, with
     // weights[i * k + j] == float(column[i] * row[j]) exactly; empty for any other filter.
     std::vector<float> row, column;
 
