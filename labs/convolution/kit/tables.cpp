@@ -22,10 +22,11 @@ CvVariant gpu(std::string_view name, std::string_view summary, Launch launch) {
 }
 
 constexpr Tuning k16x16{16, 16}, k32x8{32, 8}, k32x32{32, 32};
-constexpr const char* kGlobal = "one thread per pixel; image and weights from global memory";
-constexpr const char* kConstant = "as 01, the weights in __constant__ memory (one broadcast per warp)";
-constexpr const char* kTiled = "input tile + halo staged in shared memory once per block; constant weights";
-constexpr const char* kSeparable = "separable filters: a row pass, then a column pass, each tiled in shared memory";
+// What each step does, for the tables and `list`.
+constexpr std::string_view kGlobal = "one thread per pixel; image and weights from global memory",
+                           kConstant = "as 01, the weights in __constant__ memory (one broadcast per warp)",
+                           kTiled = "input tile + halo staged in shared memory once per block; constant weights",
+                           kSeparable = "separable filters: a row pass, then a column pass, each tiled in shared memory";
 #endif
 
 const std::vector<CvVariant>& table() {
