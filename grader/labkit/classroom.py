@@ -49,6 +49,12 @@ def grade_submissions(args, labs):
         if not Path(raw).expanduser().exists():
             raise UsageError(f"submission {raw}: no such file or folder")
     forwarded = forwarded_options(main.dir)
+    # The submission's build configures every lab of the kit: the labs not graded get the
+    # starter's files (a submission for one lab need not hand in the others).
+    staged_files = dict(lab_files)
+    for name in main.names():
+        if name not in staged_files:
+            staged_files[name] = student_files(build_grader(main, main.lab(name)), name)
 
     taken, table, exit_status = set(), [], 0
     for raw in args.submission:
@@ -61,7 +67,7 @@ def grade_submissions(args, labs):
         if src.is_file():
             src = safe_extract(src, work / "unpacked")
         staged = work / "src"
-        notes = stage(src, staged, lab_files, main.names())
+        notes = stage(src, staged, staged_files, main.names(), lab_files)
         for n in notes:
             say("  " + n)
         out_dir = RESULTS / "submissions" / name

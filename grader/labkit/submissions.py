@@ -77,10 +77,11 @@ def submission_name(path, taken):
     return name
 
 
-def stage(src, staged, lab_files, all_labs):
+def stage(src, staged, lab_files, all_labs, graded):
     """Copies each lab's student files from the submission src into staged/<lab>/, the
-    starter's (labs/<lab>/) where one was not handed in. lab_files: lab -> file names. Returns
-    notes on what was missing, one per lab that missed something."""
+    starter's (labs/<lab>/) where one was not handed in. lab_files: lab -> file names, for every
+    lab of the kit (the submission's build configures them all); graded: the labs being graded.
+    Returns notes on what was missing, one per graded lab that missed something."""
     if staged.exists():
         shutil.rmtree(staged)
     notes = []
@@ -91,7 +92,8 @@ def stage(src, staged, lab_files, all_labs):
         for f in files:
             dest = staged / lab / f
             dest.parent.mkdir(parents=True, exist_ok=True)
-            found = find_student_file(src, lab, f, all_labs)
+            # A lab not graded keeps its starter: never a same-named file of another lab.
+            found = find_student_file(src, lab, f, all_labs) if lab in graded else None
             if found is None:
                 starter = ROOT / "labs" / lab / f
                 if not starter.is_file():
@@ -100,6 +102,6 @@ def stage(src, staged, lab_files, all_labs):
                 missing.append(f)
             else:
                 shutil.copyfile(found, dest)
-        if missing:
+        if missing and lab in graded:
             notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}")
     return notes
