@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "labkit/image_io.hpp"
@@ -7,7 +8,23 @@
 namespace grader {
 
 void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int width, int height) {
-    labkit::save_png_rgb(path, rgb.data(), width, height);
+    // A small case (a 3x2 image, a 1x31 strip) is drawn larger, each pixel a square, so that a
+    // viewer shows it: up to kMinSide pixels on the long side, at most kMaxScale times.
+    constexpr int kMinSide = 512, kMaxScale = 32;
+    const int scale = std::clamp(kMinSide / std::max({width, height, 1}), 1, kMaxScale);
+    if (scale == 1) {
+        labkit::save_png_rgb(path, rgb.data(), width, height);
+        return;
+    }
+    constexpr int kChannels = 3;
+    const int w = width * scale, h = height * scale;
+    std::vector<std::uint8_t> big(static_cast<std::size_t>(w) * h * kChannels);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < kChannels; ++c)
+                big[(static_cast<std::size_t>(y) * w + x) * kChannels + c] =
+                    rgb[(static_cast<std::size_t>(y / scale) * width + x / scale) * kChannels + c];
+    labkit::save_png_rgb(path, big.data(), w, h);
 }
 
 double psnr_db(double mse, double peak) {

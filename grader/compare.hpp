@@ -74,16 +74,20 @@ double psnr_db(double mse, double peak);
 std::string format_value(double v);  // integers without decimals, others with enough digits
 
 // "first mismatch at (x=3, y=1): got 9, want 7; 12 of 35 wrong (2 never written)", and for a
-// tolerance "; max error 0.5, PSNR 48.1 dB (tolerance 0.01 + 1e-05·|want|)".
+// tolerance "; max error 0.5, PSNR 48.1 dB (tolerance 0.01 + 1e-05·|want|)". A float poison is a
+// NaN, which arithmetic also produces from a read of poisoned memory: the words say both.
 template <class T>
 std::string describe(const Mismatch<T>& m, std::size_t pixels, Comparison c) {
+    constexpr bool kFloat = std::is_floating_point_v<T>;
+    const std::string poisoned = kFloat ? "the poison NaN (never written, or computed from a read outside the image)"
+                                        : "never written";
     std::string s;
     if (!m.ok()) {
         s = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
-            (is_poison(m.got) ? std::string("never written") : format_value(static_cast<double>(m.got))) +
+            (is_poison(m.got) ? poisoned : format_value(static_cast<double>(m.got))) +
             ", want " + format_value(static_cast<double>(m.want)) + "; " + std::to_string(m.wrong) + " of " +
             std::to_string(pixels) + " wrong";
-        if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + " never written)";
+        if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + (kFloat ? " the poison NaN)" : " never written)");
     }
     if (!c.is_exact()) {
         constexpr double kPeak = 255;  // float labs work on 8-bit image values

@@ -431,7 +431,14 @@ void print_correctness(const Report& r) {
             std::printf("  %-25s %s: %s\n", label, it->name.c_str(), it->detail.c_str());
             if (!it->diff.empty()) std::printf("  %-25s diff image %s\n", "", it->diff.c_str());
         }
-        std::printf("  every case, with its diff image, is in the JSON report (--json)\n");
+        std::string failing;
+        constexpr int kListed = 8;  // the names say which filter, border or pattern fails
+        int listed = 0;
+        for (const auto& c : res.cases)
+            if (c.status != Status::pass && listed++ < kListed) failing += (failing.empty() ? "" : "; ") + c.name;
+        if (res.cases_failed > kListed) failing += "; ... (" + std::to_string(res.cases_failed - kListed) + " more)";
+        std::printf("  failing cases: %s\n", failing.c_str());
+        std::printf("  every case, with its diff image, is in the JSON report (labkit writes results/<lab>-<label>.json)\n");
     }
     std::fflush(stdout);
 }

@@ -4,6 +4,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -64,6 +65,8 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, log_path=Non
     for suffix in (".json", ".md", ".csv"):
         stem.with_suffix(suffix).unlink(missing_ok=True)
     diff_dir = out_dir / "diff" / f"{lab}-{label}"
+    # Diff images of an earlier run would read as failures of this one.
+    shutil.rmtree(diff_dir, ignore_errors=True)
     cmd = [grader, "grade", "--runner", runner, "--label", label, "--json", json_path,
            "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"),
            "--diff-dir", diff_dir]
@@ -116,12 +119,13 @@ def print_summary(lab, student, solution):
     say(f"\n--- {lab}: summary " + "-" * 40)
     reports.print_environment(student or solution)
     rows = reports.comparison_rows(student, solution)
+    on = reports.timed_on(student or solution)
     if student and solution:
-        print_table(["variant", "student", "solution", "size", "student ms", "solution ms",
+        print_table(["variant", "student", "solution", "size", f"student ms{on}", f"solution ms{on}",
                      "student/solution"], rows)
     else:  # one side only (no reference in the student tarball, or --solution)
         side = 1 if student else 2
-        print_table(["variant", "status", "size", "kernel ms"],
+        print_table(["variant", "status", "size", f"kernel ms{on}"],
                     [[r[0], r[side], r[3], r[3 + side]] for r in rows])
     if student:
         reports.print_details(student, "student")

@@ -91,6 +91,20 @@ def perf_by_variant(report):
     return out
 
 
+def timed_on(report):
+    """' (k=3)' or ' (random)': what perf_by_variant's times were measured on, when a lab times
+    several parameters or patterns; '' otherwise."""
+    entries = [p for p in (report or {}).get("performance", []) or [] if isinstance(p, dict)]
+    if not entries:
+        return ""
+    params = {p.get("params", "") for p in entries}
+    patterns = {p.get("pattern") for p in entries}
+    first = entries[0]
+    what = [w for w, many in ((first.get("params", ""), len(params) > 1), (first.get("pattern", ""), len(patterns) > 1))
+            if many and w]
+    return f" ({', '.join(what)})" if what else ""
+
+
 def fmt_ms(ms):
     if ms is None:
         return "-"

@@ -1,6 +1,6 @@
 // 04 — Separable filter: a row pass, then a column pass
 // Changes vs 03: for a filter that factors as K(dx, dy) = column[dy + r] * row[dx + r] (box,
-//   Gaussian), the k x k sum is done as two 1D sums. The row pass stages block_y image rows,
+//   Gaussian, Sobel), the k x k sum is done as two 1D sums. The row pass stages block_y image rows,
 //   each the block's width plus a halo on the left and the right, and writes each row sum,
 //   unclamped, to the float image `rows`; the column pass stages block_x columns of `rows`, each
 //   the block's height plus a halo above and below, and writes the clamped column sum. The

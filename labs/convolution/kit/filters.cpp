@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 namespace convolution {
@@ -80,7 +81,9 @@ Filter gaussian(std::string_view spec, std::string_view args) {
         if (sigma <= 0) throw bad(spec, "give sigma=S");
         if (size == 0) {
             size = 2 * static_cast<int>(std::ceil(kGaussianReach * sigma)) + 1;
-            if (size > kMaxFilterSize) throw bad(spec, "sigma " + std::string(spec) + " needs " + std::to_string(size) + " taps; give size=K <= 25");
+            if (size > kMaxFilterSize)
+                throw bad(spec, "this sigma needs " + std::to_string(size) + " taps (2 * ceil(3 sigma) + 1), more than " +
+                                    std::to_string(kMaxFilterSize) + "; give size=K <= " + std::to_string(kMaxFilterSize));
         }
     }
     return separable(std::string(spec), gaussian_taps(size, sigma));
@@ -184,7 +187,8 @@ Filter read_filter_file(const std::string& path) {
         }
         if (tokens.empty()) continue;
         if (divided) throw std::invalid_argument(at + "nothing may follow the '/ D' line");
-        if (tokens.front() == "/") {
+        if (tokens.front().starts_with("/")) {  // "/ 16" or "/16"
+            if (tokens.front().size() > 1) tokens.insert(tokens.begin() + 1, tokens.front().substr(1));
             if (tokens.size() != 2) throw std::invalid_argument(at + "write the divisor as '/ D'");
             divisor = to_number(tokens[1], where);
             if (divisor == 0) throw std::invalid_argument(at + "the divisor is 0");
@@ -197,6 +201,8 @@ Filter read_filter_file(const std::string& path) {
             const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
             if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
                 throw std::invalid_argument(at + "'" + std::string(t) + "' is not a number");
+            if (std::abs(v) > std::numeric_limits<float>::max())
+                throw std::invalid_argument(at + "'" + std::string(t) + "' is too large for a float weight");
             row.push_back(static_cast<float>(v));
         }
         if (!rows.empty() && row.size() != rows.front().size())

@@ -142,6 +142,8 @@ TEST_CASE("a user's filter file, and clear errors for malformed ones", "[convolu
     CHECK_THAT(error_of("# nothing\n"), Catch::Matchers::Contains("no weights"));
     CHECK_THAT(error_of("1\n/ 0\n"), Catch::Matchers::Contains("divisor is 0"));
     CHECK_THAT(error_of("1\n/ 2\n3\n"), Catch::Matchers::Contains("nothing may follow"));
+    CHECK_THAT(error_of("1 1e40 1\n1 1 1\n1 1 1\n"), Catch::Matchers::Contains("line 1: '1e40' is too large"));
+    CHECK(read_filter_file(write_temp("2\n/4\n")).weights[0] == 0.5f);  // "/4" as well as "/ 4"
     CHECK_THROWS_WITH(read_filter_file("/nonexistent/filter.txt"), Catch::Matchers::Contains("cannot read"));
 }
 
