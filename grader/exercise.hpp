@@ -7,7 +7,7 @@
 //   make_input(pattern, w, h, seed)  a test image of In for a shared pattern (labkit::Pattern)
 //   patterns, uses_photos          which shared patterns the cases use; whether photos are cases
 //   from_photo(gray)               a photo as an input image (for cases and `run`)
-//   comparison                     grader::exact() or grader::within(abs, rel)
+//   comparison                     grader::exact() or grader::within(abs, rel) (or comparison_for below)
 //   min_bytes_per_pixel            the traffic floor: read the input once, write the output once
 //   stages                         named stages of a pipeline and the bytes each must move
 //   params_text / parse_params     Params to and from one line of text (the case files carry it)
