@@ -233,6 +233,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         } else if (v.kind == "gpu" && !report.device.available) {
             r = dry_run_variant(v, o, report.device.unavailable_reason, work.path());
         } else if (!o.check) {
+            r.status = Status::skipped;  // timed, never called a pass
             r.detail = "not checked (--no-check)";
         } else {
             r = check_variant(v, find_exercise(exercises, v.exercise), o, work.path(), progress);
@@ -245,7 +246,8 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     if (o.time) {
         std::vector<const RunnerVariant*> timed;
         for (std::size_t i = 0; i < chosen.size(); ++i)
-            if (report.results[i].status == Status::pass) timed.push_back(&chosen[i]);
+            if (report.results[i].status == Status::pass || (!o.check && report.results[i].status == Status::skipped))
+                timed.push_back(&chosen[i]);
         // Speedups need each exercise's reference, also when --variants left it out.
         for (const auto& ref : all) {
             if (!ref.reference) continue;
