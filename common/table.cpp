@@ -93,10 +93,17 @@ Progress::Progress(std::string what, int total) : what_(std::move(what)), total_
 
 void Progress::step(const std::string& label) {
     ++count_;
-    detail(label);
+    print(label);
 }
 
 void Progress::detail(const std::string& label) {
+    constexpr auto kPipedInterval = std::chrono::seconds(5);
+    if (!tty_ && std::chrono::steady_clock::now() - last_line_ < kPipedInterval) return;
+    print(label);
+}
+
+void Progress::print(const std::string& label) {
+    last_line_ = std::chrono::steady_clock::now();
     if (tty_)
         std::fprintf(stderr, "\r\033[K%s [%d/%d] %s", what_.c_str(), count_, total_, label.c_str());
     else

@@ -2,6 +2,7 @@
 // line for long sweeps.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -33,14 +34,19 @@ class Progress {
 public:
     Progress(std::string what, int total);
     void step(const std::string& label);    // the next item
-    void detail(const std::string& label);  // more about the current item
+    // More about the current item. Into a pipe or a log, at most one detail line every few
+    // seconds: enough to show where a long run is, not a line per case.
+    void detail(const std::string& label);
     void done();
 
 private:
+    void print(const std::string& label);
+
     std::string what_;
     int total_;
     int count_ = 0;
     bool tty_;
+    std::chrono::steady_clock::time_point last_line_{};
 };
 
 }  // namespace labkit
