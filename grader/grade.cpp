@@ -20,12 +20,6 @@ bool selected(const GradeOptions& o, const std::string& name) {
                        [&](const std::string& g) { return ::fnmatch(g.c_str(), name.c_str(), 0) == 0; });
 }
 
-std::string joined(const std::vector<int>& values) {
-    std::string s;
-    for (int v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
-    return s;
-}
-
 // Bytes of case files a run writes at most: every input once, plus answers in flight.
 std::uintmax_t case_bytes(const CaseSettings& s) {
     constexpr std::uintmax_t kBytesPerPixelBound = 16;  // inputs and answers of up to 8-byte elements
@@ -149,16 +143,12 @@ std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, 
     } else {
         std::string patterns;
         for (const auto& p : ex.info().perf_patterns) patterns += (patterns.empty() ? "" : ",") + p;
-        std::vector<std::string> argv{o.runner, "time", v.exercise, v.name, "--sizes", joined(o.perf.sizes),
+        std::vector<std::string> argv{o.runner, "time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
                                       "--patterns", patterns,
-                                      "--threads", joined(o.perf.threads), "--seed", std::to_string(o.perf.seed),
+                                      "--threads", join_commas(o.perf.threads), "--seed", std::to_string(o.perf.seed),
                                       "--report-fd", std::to_string(kReportFd)};
         if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
-        if (!o.perf.params.empty()) {
-            std::string labels;
-            for (const auto& l : o.perf.params) labels += (labels.empty() ? "" : ",") + l;
-            argv.insert(argv.end(), {"--params", labels});
-        }
+        if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
         const auto out = spawn(argv, {o.timeout_s, (work / (v.name + "-time.log")).string()},
                                [&](const std::string& key, const std::string& value) {
                                    if (key == "begin") progress.detail(v.name + " " + value);

@@ -178,12 +178,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str();
     auto* sizes_opt = grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
                           ->capture_default_str();
-    std::string default_perf = "1024,2048,4096,8192";
-    if (!lab.perf_sizes.empty()) {
-        default_perf.clear();
-        for (const int n : lab.perf_sizes) default_perf += (default_perf.empty() ? "" : ",") + std::to_string(n);
-    }
-    grade_cmd->add_option("--perf-sizes", perf_sizes, "square sizes to time, N,... (default " + default_perf + "; --quick 1024,2048)");
+    const std::string default_perf = lab.perf_sizes.empty() ? join_commas(kDefaultPerfSizes) : join_commas(lab.perf_sizes);
+    grade_cmd->add_option("--perf-sizes", perf_sizes,
+                          "square sizes to time, N,... (default " + default_perf + "; --quick " + join_commas(kQuickPerfSizes) + ")");
     std::string labels;
     for (const auto& e : exercises)
         for (const auto& p : e->info().perf_params)

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "labkit/image.hpp"
@@ -77,6 +78,19 @@ PerfLine decode_perf(const std::string& text);  // throws std::invalid_argument
 
 // "a,,b," -> {"a","b"}: empty items are dropped
 std::vector<std::string> split_commas(const std::string& s);
+// {"a","b"} -> "a,b" (its inverse); any container of strings or of numbers
+template <class Items>
+std::string join_commas(const Items& items) {
+    std::string s;
+    for (const auto& i : items) {
+        if (!s.empty()) s += ",";
+        if constexpr (std::is_arithmetic_v<std::decay_t<decltype(i)>>)
+            s += std::to_string(i);
+        else
+            s += i;
+    }
+    return s;
+}
 
 // "a\tb\t\tc" -> {"a","b","","c"}
 std::vector<std::string> split_tabs(const std::string& s);
