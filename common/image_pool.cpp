@@ -1,5 +1,7 @@
 #include "labkit/image_pool.hpp"
 
+#include "labkit/guard.hpp"
+
 #include <cstring>
 
 namespace labkit {
@@ -7,23 +9,11 @@ namespace labkit {
 std::string guard_report(const void* data, std::size_t elem_size, int width, int height, std::size_t pitch,
                          unsigned char byte, const std::string& what, cudaStream_t stream) {
     // The whole allocation: pitch x (height + 1) elements, the guard row included.
-    const std::size_t row_bytes = pitch * elem_size;
-    std::vector<unsigned char> all(row_bytes * (static_cast<std::size_t>(height) + 1));
+    std::vector<unsigned char> all(pitch * elem_size * (static_cast<std::size_t>(height) + 1));
     CUDA_CHECK(cudaMemcpyAsync(all.data(), data, all.size(), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (int y = 0; y <= height; ++y) {
-        const std::size_t first = y == height ? 0 : static_cast<std::size_t>(width);
-        for (std::size_t x = first; x < pitch; ++x) {
-            const unsigned char* e = &all[y * row_bytes + x * elem_size];
-            for (std::size_t b = 0; b < elem_size; ++b) {
-                if (e[b] == byte) continue;
-                return what + " wrote outside its " + std::to_string(width) + "x" + std::to_string(height) +
-                       " buffer, at (x=" + std::to_string(x) + ", y=" + std::to_string(y) + ")" +
-                       (y == height ? " past the last row" : " in the row padding");
-            }
-        }
-    }
-    return "";
+    constexpr int kNoLeadRows = 0;  // device images start at their first row
+    return find_guard_write(all.data(), elem_size, width, height, pitch, kNoLeadRows, byte, what);
 }
 
 void ImagePool::poison_all(cudaStream_t stream) {

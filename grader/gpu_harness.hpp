@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "exercise.hpp"
@@ -65,38 +66,49 @@ public:
     }
 
     // Kernels only (input on the device, cold L2), then end to end (copy in from pinned memory,
-    // kernels, copy out). Medians; stage times from the runs' own events.
-    PerfLine time(const Variant<C>& v, const Params& params, labkit::View<const In> host_input,
-                  const labkit::RunPolicy& policy) {
+    // kernels, copy out). Medians; stage times from the runs' own events. Every run gets a fresh
+    // input (`fresh(run)`, run -1 the warm-up) and re-poisoned outputs, untimed; the policy counts
+    // whole runs, so large images get fewer runs. After each kernels-only run, the wait for the
+    // device to go idle is measured: work still running after the stop event (on a stream of its
+    // own) was not timed, and late_ms says so. `checked` gets the last kernels-only run's output.
+    using FreshInput = std::function<const labkit::HostImage<In>&(int run)>;
+    PerfLine time(const Variant<C>& v, const Params& params, const FreshInput& fresh, const labkit::RunPolicy& policy,
+                  labkit::HostImage<Out>& checked) {
         labkit::L2Flusher flusher;
-        load(host_input);
+        load(fresh(-1).view());
         run(v, params);  // warm-up: module load, workspace and pool allocation
         clock_.total_ms();
 
-        std::vector<double> total;
+        std::vector<double> total, late;
         std::vector<std::vector<double>> stages;
-        double sum = 0;
-        while (policy.more(static_cast<int>(total.size()), sum)) {
+        labkit::CpuTimer wall;
+        while (policy.more(static_cast<int>(total.size()), wall.elapsed_ms())) {
+            load(fresh(static_cast<int>(total.size())).view());
             flusher.flush(stream());
             run(v, params);
             total.push_back(clock_.total_ms());
+            labkit::CpuTimer idle;
+            CUDA_CHECK(cudaDeviceSynchronize());
+            late.push_back(idle.elapsed_ms());
             const auto ms = clock_.stage_ms();
             stages.resize(ms.size());
             for (std::size_t i = 0; i < ms.size(); ++i) stages[i].push_back(ms[i]);
-            sum += total.back();
         }
+        checked = download();
 
-        labkit::PinnedBuffer<In> pinned_in(host_input.pixels());
+        const auto& first = fresh(-1);
+        labkit::PinnedBuffer<In> pinned_in(first.view().pixels());
         labkit::PinnedBuffer<Out> pinned_out(static_cast<std::size_t>(out_.width()) * out_.height());
-        for (int y = 0; y < host_input.height; ++y)
-            std::copy(host_input.row(y), host_input.row(y) + host_input.width, pinned_in.data() + std::size_t(y) * host_input.width);
-        const labkit::View<const In> in_view{pinned_in.data(), host_input.width, host_input.height,
-                                             static_cast<std::size_t>(host_input.width)};
+        const int width = first.width(), height = first.height();
+        const labkit::View<const In> in_view{pinned_in.data(), width, height, static_cast<std::size_t>(width)};
         const labkit::View<Out> out_view{pinned_out.data(), out_.width(), out_.height(), static_cast<std::size_t>(out_.width())};
         std::vector<double> e2e;
         labkit::CudaEvent start, stop;
-        sum = 0;
-        while (policy.more(static_cast<int>(e2e.size()), sum)) {
+        wall.start();
+        while (policy.more(static_cast<int>(e2e.size()), wall.elapsed_ms())) {
+            const auto& input = fresh(static_cast<int>(total.size() + e2e.size()));
+            std::copy(input.data(), input.data() + input.pixels(), pinned_in.data());
+            poison_outputs();
             flusher.flush(stream());
             start.record(stream());
             labkit::upload(in_view, in_, stream());
@@ -104,12 +116,12 @@ public:
             labkit::download(out_, out_view, stream());
             stop.record(stream());
             e2e.push_back(labkit::elapsed_ms(start, stop));
-            sum += e2e.back();
         }
 
         const auto s = labkit::summarize(total);
-        PerfLine line{.params = {}, .width = host_input.width, .height = host_input.height, .ms = s.median, .min_ms = s.min,
-                      .max_ms = s.max, .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .stage_ms = {}};
+        PerfLine line{.params = {}, .width = width, .height = height, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
+                      .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .check_seed = 0,
+                      .late_ms = labkit::summarize(late).median, .stage_ms = {}};
         if (stages.size() > 1)
             for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);
         return line;

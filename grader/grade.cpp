@@ -39,9 +39,23 @@ VariantResult start_result(const RunnerVariant& v) {
     return r;
 }
 
-// Runs `runner check` for one variant and judges every answer as it arrives.
-VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const fs::path& work,
-                            labkit::Progress& progress) {
+// The kit's wall-clock limits of one runner call, beyond the silence limit: a few silences,
+// plus an allowance per case or measurement (the slowest honest ones, 8192^2 on one CPU core,
+// take seconds).
+constexpr double kWallSilences = 2;
+constexpr double kWallPerCaseS = 2;
+constexpr double kWallPerMeasurementS = 30;
+
+// Bytes of the largest answer of images up to `pixels` pixels.
+std::uintmax_t answer_bytes(std::uintmax_t pixels) {
+    constexpr std::uintmax_t kBytesPerPixelBound = 16, kHeaderBound = 4096;
+    return pixels * kBytesPerPixelBound + kHeaderBound;
+}
+
+// Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
+// answer to a case not answered before, nothing else the runner prints.
+VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                            const fs::path& work, labkit::Progress& progress) {
     VariantResult r = start_result(v);
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
@@ -51,25 +65,33 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     r.cases_total = static_cast<int>(std::count(answered.begin(), answered.end(), false));
     std::string current, malformed;
     const std::string diff_dir = o.diff_dir.empty() ? "" : o.diff_dir + "/" + o.label;
-    const auto out = spawn(
-        {o.runner, "check", v.exercise, v.name, "--manifest", ex.manifest().string(), "--answers", answers.string(),
-         "--threads", std::to_string(o.perf.threads.back()), "--report-fd", std::to_string(kReportFd)},
-        {o.timeout_s, (work / (v.name + ".log")).string()},
-        [&](const std::string& key, const std::string& value) {
+    std::uintmax_t largest = 0;
+    for (std::size_t i = 0; i < ex.cases(); ++i) {
+        const auto [w, h] = ex.case_size(i);
+        largest = std::max<std::uintmax_t>(largest, static_cast<std::uintmax_t>(w) * h);
+    }
+    RunnerCall call{{"check", v.exercise, v.name, "--manifest", ex.manifest().string(), "--answers", answers.string(),
+                     "--threads", std::to_string(o.perf.threads.back()), "--report-fd", std::to_string(kReportFd)},
+                    (work / (v.name + ".log")).string(), answers, v.kind == "gpu",
+                    o.timeout_s * kWallSilences + kWallPerCaseS * r.cases_total, answer_bytes(largest)};
+    const auto out = runner.call(
+        call, [&](const std::string& key, const std::string& value) {
             const auto f = split_tabs(value);
             std::size_t i = 0;
             if (key == "begin" || key == "done") {
                 try {
                     i = std::stoul(f[0]);
                 } catch (const std::exception&) {
-                    return;  // not a case number: ignored, the case stays unanswered
+                    return false;  // not a case number: ignored, the case stays unanswered
                 }
-                if (i >= ex.cases()) return;
+                if (i >= ex.cases()) return false;
             }
             if (key == "begin") {
                 current = ex.case_name(i);
                 progress.detail(v.name + " " + current);
-            } else if (key == "done" && !answered[i]) {
+                return false;
+            }
+            if (key == "done" && !answered[i]) {
                 answered[i] = true;
                 const fs::path file = answers / answer_name(i);
                 auto j = ex.judge(i, file, diff_dir, v.name);
@@ -85,7 +107,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                 if (!j.pass && r.detail.empty()) r.detail = c.name + ": " + c.detail;
                 r.cases.push_back(std::move(c));
                 current.clear();
+                return true;
             }
+            return false;
         });
     const std::string where = current.empty() ? "" : current + ": ";
     const int unanswered = static_cast<int>(std::count(answered.begin(), answered.end(), false));
@@ -94,6 +118,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
         r.detail = todo;
     } else if (out.end == ChildOutcome::End::timed_out) {
         r.status = Status::timeout;
+        r.detail = where + out.describe();
+    } else if (out.end == ChildOutcome::End::over_limit) {
+        r.status = Status::error;
         r.detail = where + out.describe();
     } else if (out.end == ChildOutcome::End::crashed) {
         r.status = Status::crash;
@@ -120,10 +147,11 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
 }
 
 // A GPU variant on a machine that cannot run it: written (compiled, not checked) or TODO.
-VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, const std::string& why, const fs::path& work) {
+VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, const Runner& runner, const std::string& why,
+                              const fs::path& work) {
     VariantResult r = start_result(v);
-    const auto out = spawn({o.runner, "dry", v.exercise, v.name, "--report-fd", std::to_string(kReportFd)},
-                           {o.timeout_s, (work / (v.name + "-dry.log")).string()});
+    const auto out = runner.call({{"dry", v.exercise, v.name, "--report-fd", std::to_string(kReportFd)},
+                                  (work / (v.name + "-dry.log")).string(), {}, false, o.timeout_s * kWallSilences, 0});
     if (const auto todo = out.last("todo"); !todo.empty()) {
         r.status = Status::todo;
         r.detail = todo;
@@ -134,48 +162,128 @@ VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, con
     return r;
 }
 
-std::vector<PerfPoint> time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o,
-                                    const fs::path& work, labkit::Progress& progress, std::string& problem) {
-    std::vector<PerfLine> lines;
-    if (v.reference) {
-        progress.detail(v.name + " (in the grader)");
-        lines = ex.time_reference(o.perf);
-    } else {
-        std::string patterns;
-        for (const auto& p : ex.info().perf_patterns) patterns += (patterns.empty() ? "" : ",") + p;
-        std::vector<std::string> argv{o.runner, "time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
-                                      "--patterns", patterns,
-                                      "--threads", join_commas(o.perf.threads), "--seed", std::to_string(o.perf.seed),
-                                      "--report-fd", std::to_string(kReportFd)};
-        if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
-        if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
-        const auto out = spawn(argv, {o.timeout_s, (work / (v.name + "-time.log")).string()},
-                               [&](const std::string& key, const std::string& value) {
-                                   if (key == "begin") progress.detail(v.name + " " + value);
-                               });
-        for (const auto& [key, value] : out.lines) {
-            if (key != "perf") continue;
-            try {
-                lines.push_back(decode_perf(value));
-            } catch (const std::exception& e) {
-                problem = e.what();
-            }
-        }
-        if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
-            problem = out.last("error").empty() ? out.describe() : out.last("error");
-    }
+// What timing one variant gave: its measurements, and what the grader saw of them.
+struct Timing {
     std::vector<PerfPoint> points;
+    std::vector<std::string> flags;  // why its timings are not to be trusted (flagged for review)
+    std::string wrong;               // the output of a timed run was wrong: the variant fails
+    std::string problem;             // the runner failed while timing
+};
+
+// Reported kernel time must fit in the wall time the grader measured around it, with room for
+// clock granularity.
+constexpr double kFitSlack = 1.05, kFitMarginMs = 1;
+// Device work still running this long after a run's stop event was not timed: flagged when it
+// is both above noise (an idle device syncs in microseconds) and a real share of the kernel time.
+constexpr double kLateMs = 0.05, kLateShare = 0.1;
+
+void add_flag(Timing& t, const std::string& flag) {
+    if (std::find(t.flags.begin(), t.flags.end(), flag) == t.flags.end()) t.flags.push_back(flag);
+}
+
+// Runs `runner time` for one variant. Only a measurement that was asked for, came after its
+// `begin`, fits in the wall time around it and whose checked output is right counts as progress
+// and as a timing; anything else is flagged, and a wrong output fails the variant.
+Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                   const fs::path& work, labkit::Progress& progress) {
+    Timing t;
+    const fs::path answers = work / ("timed-" + v.name);
+    fs::create_directories(answers);
+    const auto info = ex.info();
+    const auto& params = o.perf.params.empty() ? info.perf_params : o.perf.params;
+    std::vector<std::string> argv{"time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
+                                  "--patterns", join_commas(info.perf_patterns), "--threads", join_commas(o.perf.threads),
+                                  "--seed", std::to_string(o.perf.seed), "--answers", answers.string(),
+                                  "--report-fd", std::to_string(kReportFd)};
+    if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
+    if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
+    const std::size_t per_size = info.perf_patterns.size() * params.size() * (v.kind == "cpu" ? o.perf.threads.size() : 1);
+    const int largest = *std::max_element(o.perf.sizes.begin(), o.perf.sizes.end());
+    RunnerCall call{std::move(argv), (work / (v.name + "-time.log")).string(), answers, v.kind == "gpu",
+                    o.timeout_s * kWallSilences + kWallPerMeasurementS * per_size * o.perf.sizes.size(),
+                    answer_bytes(static_cast<std::uintmax_t>(largest) * largest)};
+    const auto in = [](const auto& list, const auto& item) { return std::find(list.begin(), list.end(), item) != list.end(); };
+    std::vector<PerfLine> lines;
+    std::vector<std::string> seen;
+    std::size_t answer = 0;
+    auto began = std::chrono::steady_clock::now();
+    bool measuring = false;
+    const auto out = runner.call(call, [&](const std::string& key, const std::string& value) {
+        if (key == "begin") {
+            began = std::chrono::steady_clock::now();
+            measuring = true;
+            progress.detail(v.name + " " + value);
+            return false;
+        }
+        if (key != "perf") return false;
+        const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+        const fs::path file = answers / answer_name(answer++);
+        std::error_code ec;
+        PerfLine l;
+        try {
+            l = decode_perf(value);
+        } catch (const std::exception&) {
+            add_flag(t, "a malformed timing line was ignored");
+            fs::remove(file, ec);
+            return false;
+        }
+        const std::string point = l.pattern + "|" + l.params + "|" + std::to_string(l.width) + "x" +
+                                  std::to_string(l.height) + "|" + std::to_string(l.threads);
+        const bool asked = measuring && l.width == l.height && in(o.perf.sizes, l.width) &&
+                           in(info.perf_patterns, l.pattern) && in(params, l.params) &&
+                           (v.kind == "cpu" ? in(o.perf.threads, l.threads) : l.threads == 0) && !in(seen, point);
+        measuring = false;
+        if (!asked) {
+            add_flag(t, "a timing line that was not asked for (or came twice) was ignored");
+            fs::remove(file, ec);
+            return false;
+        }
+        seen.push_back(point);
+        if (l.runs * l.min_ms > wall_ms * kFitSlack + kFitMarginMs) {
+            char text[200];
+            std::snprintf(text, sizeof text, "reported %d runs of at least %.3f ms in the %.1f ms the grader measured",
+                          l.runs, l.min_ms, wall_ms);
+            add_flag(t, text);
+        }
+        if (l.late_ms > kLateMs && l.late_ms > kLateShare * l.ms) {
+            char text[200];
+            std::snprintf(text, sizeof text, "the GPU was still busy %.3f ms after the timed region ended (work on a stream of its own?)",
+                          l.late_ms);
+            add_flag(t, text);
+        }
+        const auto check = ex.judge_timed(l, file);
+        fs::remove(file, ec);
+        if (!check.problem.empty() && t.wrong.empty()) t.wrong = check.problem;
+        lines.push_back(std::move(l));
+        return true;
+    });
+    if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
+        t.problem = out.last("error").empty() ? out.describe() : out.last("error");
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
-        points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
+        t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
     }
-    return points;
+    return t;
+}
+
+Timing time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                    const fs::path& work, labkit::Progress& progress) {
+    if (!v.reference) return time_runner(v, ex, o, runner, work, progress);
+    progress.detail(v.name + " (in the grader)");
+    Timing t;
+    for (auto& l : ex.time_reference(o.perf)) {
+        const double flops = ex.flops_per_pixel(v.name, l.params);
+        t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
+    }
+    return t;
 }
 
 }  // namespace
 
 void validate_variants(const GradeOptions& o, const Exercises& exercises) {
-    const auto all = list_variants(o.runner, exercises, o.timeout_s);
+    const WorkDir work(0);
+    const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s);
+    const auto all = list_variants(runner, exercises);
     for (const auto& g : o.variant_globs) {
         const bool any = std::any_of(all.begin(), all.end(),
                                      [&](const RunnerVariant& v) { return ::fnmatch(g.c_str(), v.name.c_str(), 0) == 0; });
@@ -184,7 +292,9 @@ void validate_variants(const GradeOptions& o, const Exercises& exercises) {
 }
 
 int grade(const LabDescription& lab, const Exercises& exercises, const GradeOptions& o) {
-    const auto all = list_variants(o.runner, exercises, o.timeout_s);
+    WorkDir work(case_bytes(o.cases));
+    const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s);
+    const auto all = list_variants(runner, exercises);
     std::vector<RunnerVariant> chosen;
     for (const auto& v : all)
         if (selected(o, v.name)) chosen.push_back(v);
@@ -194,6 +304,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.lab = lab.name;
     report.label = o.label;
     report.seed = o.cases.seed;
+    report.sandbox = o.sandbox->description();
     report.host = labkit::query_host();
     for (const auto& e : exercises) report.exercises.push_back(e->info());
     const bool any_gpu = std::any_of(chosen.begin(), chosen.end(), [](const RunnerVariant& v) { return v.kind == "gpu"; });
@@ -204,7 +315,6 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     }
     print_environment(report);
 
-    WorkDir work(case_bytes(o.cases));
     if (o.check) {
         std::fprintf(stderr, "preparing the cases (expected outputs by the reference)...\n");
         for (const auto& e : exercises) {
@@ -221,12 +331,12 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         if (v.reference) {
             r.detail = "the reference";
         } else if (v.kind == "gpu" && !report.device.available) {
-            r = dry_run_variant(v, o, report.device.unavailable_reason, work.path());
+            r = dry_run_variant(v, o, runner, report.device.unavailable_reason, work.path());
         } else if (!o.check) {
             r.status = Status::skipped;  // timed, never called a pass
             r.detail = "not checked (--no-check)";
         } else {
-            r = check_variant(v, find_exercise(exercises, v.exercise), o, work.path(), progress);
+            r = check_variant(v, find_exercise(exercises, v.exercise), o, runner, work.path(), progress);
         }
         report.results.push_back(std::move(r));
     }
@@ -249,12 +359,21 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         labkit::Progress perf_progress("timing", static_cast<int>(timed.size()));
         for (const RunnerVariant* v : timed) {
             perf_progress.step(v->name);
-            std::string problem;
-            auto points = time_variant(*v, find_exercise(exercises, v->exercise), o, work.path(), perf_progress, problem);
-            if (!problem.empty()) report.perf_problems.push_back(v->name + ": " + problem);
-            report.perf.insert(report.perf.end(), points.begin(), points.end());
+            auto t = time_variant(*v, find_exercise(exercises, v->exercise), o, runner, work.path(), perf_progress);
+            if (!t.problem.empty()) report.perf_problems.push_back(v->name + ": " + t.problem);
+            const auto r = std::find_if(report.results.begin(), report.results.end(), [&](const VariantResult& x) {
+                return x.exercise == v->exercise && x.name == v->name;
+            });
+            if (r != report.results.end() && !t.wrong.empty()) {
+                r->status = Status::fail;
+                r->detail = t.wrong;
+            }
+            if (r != report.results.end()) r->flags = t.flags;
+            // A wrong or flagged variant's timings are never shown, compared or rewarded.
+            if (t.wrong.empty() && t.flags.empty()) report.perf.insert(report.perf.end(), t.points.begin(), t.points.end());
         }
         perf_progress.done();
+        print_timing_verdicts(report);
         print_performance(report);
     }
 

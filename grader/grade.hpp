@@ -7,11 +7,13 @@
 
 #include "lab_main.hpp"
 #include "results.hpp"
+#include "sandbox.hpp"
 
 namespace grader {
 
 struct GradeOptions {
     std::string runner;
+    const Sandbox* sandbox = nullptr;  // how the runner runs (never null when grading)
     std::vector<std::string> variant_globs{"*"};
     CaseSettings cases;
     PerfSettings perf;

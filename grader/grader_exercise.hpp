@@ -61,6 +61,14 @@ public:
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                             const std::string& variant) const = 0;
     virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
+    // The output of a timed run (the runner's `line`, its input made from line.check_seed) against
+    // the reference. checked is false where the reference itself would be too slow at that size
+    // (kCpuPerfMaxFlops); problem is "" when the output matches.
+    struct TimedCheck {
+        bool checked = false;
+        std::string problem;
+    };
+    virtual TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer) const = 0;
     // The contract's FLOPs per pixel for a variant on the timed parameters labelled `label` (0: none).
     virtual double flops_per_pixel(const std::string& variant, const std::string& label) const = 0;
     // `run`'s options for the exercise's parameters (--filter, ...), and the parameters they give.
@@ -170,6 +178,32 @@ public:
                         lines.push_back(time_one_reference(label, params, pattern, n, settings));
         }
         return lines;
+    }
+
+    TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer) const override {
+        const auto pattern = labkit::parse_pattern(line.pattern);
+        const auto all = perf_params_of<C>();
+        const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.label == line.params; });
+        if (!pattern || it == all.end()) return {true, "a timing line names no timed image of this lab"};
+        if (too_slow_for_cpu_timing<C>(C::reference_name, it->params, line.width)) return {false, ""};
+        labkit::HostImage<Out> got;
+        try {
+            got = read_raw<Out>(answer);
+        } catch (const std::exception& e) {
+            return {true, "no output of the timed run: " + std::string(e.what())};
+        }
+        const auto input = C::make_input(*pattern, line.width, line.height, line.check_seed);
+        const auto [w, h] = C::output_size(line.width, line.height, it->params);
+        labkit::HostImage<Out> want(w, h);
+        C::reference(input.view(), want.view(), it->params);
+        if (got.width() != w || got.height() != h)
+            return {true, "the timed run's output is " + size_name({got.width(), got.height()}) + ", want " +
+                              size_name({w, h})};
+        const auto comparison = comparison_of<C>(it->params);
+        const auto m = compare<Out>(got.view(), want.view(), comparison);
+        if (m.ok()) return {true, ""};
+        return {true, "the output of a timed run at " + size_name({line.width, line.height}) + " is wrong: " +
+                          describe(m, got.pixels(), comparison)};
     }
 
     double flops_per_pixel(const std::string& variant, const std::string& label) const override {

@@ -1,5 +1,6 @@
 #include "lab_main.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -82,8 +83,10 @@ struct Commands {
     const LabDescription& lab;
     const Exercises& exercises;
 
-    int list(const std::string& runner, double timeout) const {
-        for (const auto& v : list_variants(runner, exercises, timeout))
+    int list(const std::string& program, const Sandbox& sandbox, double timeout) const {
+        const WorkDir work(0);
+        const Runner runner(program, sandbox, work.path(), timeout);
+        for (const auto& v : list_variants(runner, exercises))
             std::printf("%s\t%s\t%s\t%s\t%s\n", v.name.c_str(), v.kind.c_str(), v.summary.c_str(), v.exercise.c_str(),
                         v.reference ? "reference" : "student");
         return 0;
@@ -94,10 +97,12 @@ struct Commands {
         return 0;
     }
 
-    int run(const std::string& runner, const std::string& variant, const std::string& input, const std::string& output,
-            const std::string& raw, int threads, double timeout, int picture_option,
+    int run(const std::string& program, const Sandbox& sandbox, const std::string& variant, const std::string& input,
+            const std::string& output, const std::string& raw, int threads, double timeout, int picture_option,
             const std::map<std::string, std::string>& options) const {
-        const auto variants = list_variants(runner, exercises, timeout);
+        WorkDir work(0);
+        const Runner runner(program, sandbox, work.path(), timeout);
+        const auto variants = list_variants(runner, exercises);
         const auto it = std::find_if(variants.begin(), variants.end(), [&](const RunnerVariant& v) { return v.name == variant; });
         if (it == variants.end())
             throw std::invalid_argument("no variant '" + variant + "' (see `./labkit list " + lab.name + "`)");
@@ -112,7 +117,6 @@ struct Commands {
                                          device.unavailable_reason);
         }
         GraderExercise& ex = find_exercise(exercises, it->exercise);
-        WorkDir work(0);
         ex.prepare_photo(input, options, work.path() / "case");
         if (!ex.applies(0, variant))
             throw std::invalid_argument(variant + " does not apply to these parameters (see `./labkit list " + lab.name + "`)");
@@ -121,10 +125,13 @@ struct Commands {
             const auto answers = work.path() / "answers";
             std::filesystem::create_directories(answers);
             const auto log = (work.path() / "runner.log").string();
-            const auto out = spawn({runner, "check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
-                                    answers.string(), "--threads", std::to_string(threads), "--report-fd",
-                                    std::to_string(kReportFd)},
-                                   {timeout, log});
+            const auto [w, h] = ex.case_size(0);
+            constexpr std::uintmax_t kBytesPerPixelBound = 16, kHeaderBound = 4096;
+            const auto out = runner.call({{"check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
+                                           answers.string(), "--threads", std::to_string(threads), "--report-fd",
+                                           std::to_string(kReportFd)},
+                                          log, answers, it->kind == "gpu", 0,
+                                          static_cast<std::uintmax_t>(w) * h * kBytesPerPixelBound + kHeaderBound});
             if (const auto todo = out.last("todo"); !todo.empty()) throw labkit::NotImplemented(todo.substr(todo.find(':') + 2));
             if (const auto error = out.last("error"); !error.empty()) throw std::runtime_error(error);
             if (out.end != ChildOutcome::End::exited || out.exit_code != 0 || out.last("done").empty()) {
@@ -149,10 +156,14 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     app.require_subcommand(1);
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later option wins
     const Commands commands{lab, exercises};
-    std::string runner = lab.default_runner;
+    std::string runner = lab.default_runner, sandbox_spec = "auto";
     double timeout = kDefaultTimeoutS;
     auto add_runner = [&](CLI::App* cmd) {
         cmd->add_option("--runner", runner, "the runner program to drive (default: the starter's, " + lab.default_runner + ")");
+        cmd->add_option("--sandbox", sandbox_spec,
+                        "how the runner (student code) runs: 'auto' (bubblewrap from PATH), 'off', or the path of a bwrap "
+                        "program; without one it still runs under the kit's limits, and reports say 'not sandboxed'")
+            ->capture_default_str();
     };
 
     auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise, reference|student");
@@ -239,7 +250,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     const std::string prefix = lab.name + " " + (argc > 1 ? argv[1] : "");
     try {
         app.parse(argc, argv);
-        if (*list) return commands.list(runner, timeout);
+        ::umask(S_IWGRP | S_IWOTH);  // the case files must be readable by the sandbox user
+        const Sandbox sandbox = *list || *run_cmd || *grade_cmd ? Sandbox::open(sandbox_spec) : Sandbox{};
+        if (*list) return commands.list(runner, sandbox, timeout);
         if (*list_files) return commands.list_files();
         if (*device) {
             const auto d = probe_device(false, timeout);
@@ -247,9 +260,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             return d.available ? 0 : 1;
         }
         if (*run_cmd)
-            return commands.run(runner, variant, input, output, raw, run_threads, timeout, picture_option, run_values);
+            return commands.run(runner, sandbox, variant, input, output, raw, run_threads, timeout, picture_option, run_values);
 
         g.runner = runner;
+        g.sandbox = &sandbox;
         g.timeout_s = timeout;
         g.check = !no_check;
         g.time = !no_perf;

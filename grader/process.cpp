@@ -56,8 +56,8 @@ std::string ChildOutcome::describe() const {
     char buf[128];
     switch (end) {
         case End::timed_out:
-            std::snprintf(buf, sizeof buf, "no progress for %.0f s: killed (a hang or deadlock?)", silent_s);
-            return buf;
+        case End::over_limit:
+            return why;
         case End::not_started:
             return "could not be started";
         case End::crashed: {
@@ -71,13 +71,63 @@ std::string ChildOutcome::describe() const {
     return "";
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::uintmax_t folder_bytes(const std::filesystem::path& dir) {
+    std::uintmax_t total = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+         it.increment(ec))
+        if (it->is_regular_file(ec)) total += it->file_size(ec);
+    return total;
+}
+
+// The child's stdout and stderr, into the log up to kMaxLogBytes; the rest is counted, not kept.
+class CappedLog {
+public:
+    explicit CappedLog(const std::string& path) : file_(path.empty() ? nullptr : std::fopen(path.c_str(), "wb")) {}
+    ~CappedLog() {
+        if (!file_) return;
+        if (dropped_ > 0)
+            std::fprintf(file_, "\n[labkit: output cut at %ju bytes; %ju more bytes were discarded]\n", kMaxLogBytes,
+                         dropped_);
+        std::fclose(file_);
+    }
+    CappedLog(const CappedLog&) = delete;
+    CappedLog& operator=(const CappedLog&) = delete;
+    void write(const char* data, std::size_t n) {
+        const std::size_t kept = std::min<std::uintmax_t>(n, kMaxLogBytes - std::min(written_, kMaxLogBytes));
+        if (file_ && kept > 0) std::fwrite(data, 1, kept, file_);
+        written_ += kept;
+        dropped_ += n - kept;
+    }
+
+private:
+    std::FILE* file_;
+    std::uintmax_t written_ = 0, dropped_ = 0;
+};
+
+constexpr std::size_t kMaxLineBytes = 64 << 10;   // a report line is short; longer is noise
+constexpr std::size_t kMaxKeptLines = 100000;      // lines kept for last(); more are seen, not kept
+
+}  // namespace
+
 ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& options, const LineHandler& on_line) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    int report[2], output[2];
+    if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(output, O_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const Confinement& confinement = options.confinement;
+    std::vector<std::string> command = options.sandbox ? options.sandbox->command(argv, confinement) : argv;
+    std::vector<std::string> env = options.sandbox ? options.sandbox->environment() : std::vector<std::string>{};
+    std::vector<char*> args, envp;
+    for (auto& a : command) args.push_back(a.data());
     args.push_back(nullptr);
-    const std::string log = options.log_path.empty() ? "/dev/null" : options.log_path;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
     std::fflush(stdout);
     std::fflush(stderr);
     const pid_t pid = ::fork();
@@ -86,69 +136,99 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         ::setpgid(0, 0);  // its own group, so a kill also reaches anything it started
         // Only async-signal-safe calls from here to exec.
         const int null_in = ::open("/dev/null", O_RDONLY);
-        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (null_in < 0 || out < 0 || ::dup2(null_in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(out, 2) < 0 ||
-            ::dup2(fds[1], kReportFd) < 0)
+        if (null_in < 0 || ::dup2(null_in, 0) < 0 || ::dup2(output[1], 1) < 0 || ::dup2(output[1], 2) < 0 ||
+            ::dup2(report[1], kReportFd) < 0)
             ::_exit(kExecFailed);
         ::closefrom(kReportFd + 1);  // nothing else of the grader's is inherited
-        ::execv(args[0], args.data());
+        if (options.sandbox) {
+            if (!options.sandbox->enter(confinement)) ::_exit(kExecFailed);
+            ::execve(args[0], args.data(), envp.data());
+        } else {
+            ::execv(args[0], args.data());
+        }
         ::_exit(kExecFailed);
     }
     ::setpgid(pid, pid);
-    ::close(fds[1]);
+    ::close(report[1]);
+    ::close(output[1]);
 
     ChildOutcome out;
-    const auto start = std::chrono::steady_clock::now();
-    auto last_heard = start;
+    CappedLog log(options.log_path);
+    const auto start = Clock::now();
+    auto last_progress = start;
     std::string pending;
-    bool open = true;
-    while (open) {
-        pollfd p{fds[0], POLLIN, 0};
-        constexpr int kPollSliceMs = 200;  // how often the silence clock is looked at
-        const int ready = ::poll(&p, 1, kPollSliceMs);
-        if (ready > 0) {
-            char buf[4096];
-            const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    bool report_open = true, output_open = true;
+    auto stop = [&](ChildOutcome::End end, std::string why) {
+        ::kill(-pid, SIGKILL);
+        out.end = end;
+        out.why = std::move(why);
+        report_open = output_open = false;
+    };
+    auto take_line = [&](std::string line) {
+        const auto tab = line.find('\t');
+        std::string key = line.substr(0, tab), value = tab == std::string::npos ? "" : line.substr(tab + 1);
+        const auto handled = Clock::now();
+        const bool progress = !on_line || on_line(key, value);
+        // The time the grader spent on the line (judging an answer, writing a diff image of an
+        // 8192^2 case) is not the child's.
+        last_progress += Clock::now() - handled;
+        if (progress) last_progress = Clock::now();
+        if (out.lines.size() < kMaxKeptLines) out.lines.emplace_back(std::move(key), std::move(value));
+    };
+    while (report_open || output_open) {
+        pollfd p[2] = {{report_open ? report[0] : -1, POLLIN, 0}, {output_open ? output[0] : -1, POLLIN, 0}};
+        constexpr int kPollSliceMs = 200;  // how often the clocks and the watched folder are looked at
+        const int ready = ::poll(p, 2, kPollSliceMs);
+        if (ready < 0 && errno != EINTR) break;
+        char buf[65536];
+        if (ready > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            const ssize_t n = ::read(output[0], buf, sizeof buf);
+            if (n <= 0) output_open = false;
+            else log.write(buf, static_cast<std::size_t>(n));
+        }
+        if (ready > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            const ssize_t n = ::read(report[0], buf, sizeof buf);
             if (n <= 0) {
-                open = false;
+                report_open = false;
             } else {
                 pending.append(buf, static_cast<std::size_t>(n));
                 std::size_t nl;
                 while ((nl = pending.find('\n')) != std::string::npos) {
-                    const std::string line = printable(pending.substr(0, nl));
+                    take_line(printable(pending.substr(0, nl)));
                     pending.erase(0, nl + 1);
-                    const auto tab = line.find('\t');
-                    out.lines.emplace_back(line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1));
-                    if (on_line) on_line(out.lines.back().first, out.lines.back().second);
                 }
-                // The time the grader spent on those lines (judging an answer, writing a diff
-                // image of an 8192^2 case) is not the child's silence.
-                last_heard = std::chrono::steady_clock::now();
+                if (pending.size() > kMaxLineBytes) pending.clear();
             }
-        } else if (ready < 0 && errno != EINTR) {
-            open = false;
         }
-        if (open && std::chrono::duration<double>(std::chrono::steady_clock::now() - last_heard).count() >
-                        options.silence_timeout_s) {
-            ::kill(-pid, SIGKILL);
-            out.end = ChildOutcome::End::timed_out;
-            open = false;
+        if (!report_open && !output_open) break;
+        char why[160];
+        if (seconds_since(last_progress) > options.silence_timeout_s) {
+            std::snprintf(why, sizeof why, "no progress for %.0f s: killed (a hang or deadlock?)", options.silence_timeout_s);
+            stop(ChildOutcome::End::timed_out, why);
+        } else if (options.wall_limit_s > 0 && seconds_since(start) > options.wall_limit_s) {
+            std::snprintf(why, sizeof why, "ran past its wall-clock limit of %.0f s: killed", options.wall_limit_s);
+            stop(ChildOutcome::End::timed_out, why);
+        } else if (options.watched_bytes > 0 && folder_bytes(options.watched) > options.watched_bytes) {
+            std::snprintf(why, sizeof why, "wrote more than %ju MiB into its folder: killed", options.watched_bytes >> 20);
+            stop(ChildOutcome::End::over_limit, why);
         }
     }
-    ::close(fds[0]);
-    // The pipe is closed: the child exited, or closed it and lingers. Give it the same silence
+    ::close(report[0]);
+    ::close(output[0]);
+    // Both pipes are closed: the child exited, or closed them and lingers. Give it the same
     // allowance to exit, then kill its group: what it started must not outlive it either.
     int status = 0;
     bool reaped = false;
-    while (out.end != ChildOutcome::End::timed_out) {
+    while (out.why.empty()) {
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR)) {
             reaped = r == pid;
             break;
         }
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_heard).count() >
-            options.silence_timeout_s) {
+        if (seconds_since(last_progress) > options.silence_timeout_s ||
+            (options.wall_limit_s > 0 && seconds_since(start) > options.wall_limit_s)) {
             out.end = ChildOutcome::End::timed_out;
+            out.why = "did not exit after closing its pipes: killed";
             break;
         }
         constexpr auto kReapSlice = std::chrono::milliseconds(20);
@@ -157,8 +237,8 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     ::kill(-pid, SIGKILL);
     while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    out.silent_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_heard).count();
-    if (out.end != ChildOutcome::End::timed_out) {
+    out.silent_s = seconds_since(last_progress);
+    if (out.why.empty()) {
         if (WIFSIGNALED(status)) {
             out.end = ChildOutcome::End::crashed;
             out.signal = WTERMSIG(status);

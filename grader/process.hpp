@@ -2,18 +2,26 @@
 // does — a hang, a deadlock, a segfault, a sticky CUDA error, an abort — can take the grader down.
 //
 // The child reports through a pipe on its file descriptor kReportFd, one "key<TAB>value" line at
-// a time. Every line also proves the child is alive: the parent kills it (SIGKILL to its process
-// group) when no line arrives for `silence_timeout_s`. Its stdout and stderr go to a log file.
+// a time. The parent kills it (SIGKILL to its process group, and with it the sandbox) when it
+// makes no progress for `silence_timeout_s`, runs past `wall_limit_s`, or writes more than
+// `watched_bytes` into the watched folder. What is progress is the caller's to say (an answer
+// that came back, not any line of text). Its stdout and stderr go, through the parent, to a log
+// file cut at kMaxLogBytes.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sandbox.hpp"
+
 namespace grader {
 
-inline constexpr int kReportFd = 3;  // the first descriptor after stdin, stdout and stderr
+inline constexpr int kReportFd = 3;
+inline constexpr std::uintmax_t kMaxLogBytes = 1u << 20;  // a log to read, not a disk to fill  // the first descriptor after stdin, stdout and stderr
 
 // What a child writes. Values must not contain newlines (they are replaced by spaces).
 class Reporter {
@@ -26,11 +34,12 @@ private:
 };
 
 struct ChildOutcome {
-    enum class End { exited, timed_out, crashed, not_started };
+    enum class End { exited, timed_out, crashed, not_started, over_limit };
     End end = End::exited;
     int exit_code = 0;
     int signal = 0;
-    double silent_s = 0;  // how long it had been quiet when it ended
+    double silent_s = 0;  // how long it had made no progress when it ended
+    std::string why;      // timed_out, over_limit: which limit, in words
     std::vector<std::pair<std::string, std::string>> lines;  // everything the child sent, in order
 
     // The value of the last line with this key, or "".
@@ -40,11 +49,17 @@ struct ChildOutcome {
 
 struct SpawnOptions {
     double silence_timeout_s = 60;
-    std::string log_path;  // the child's stdout and stderr; empty: /dev/null
+    std::string log_path;  // the child's stdout and stderr; empty: discarded
+    double wall_limit_s = 0;  // 0: none
+    const Sandbox* sandbox = nullptr;  // student code; nullptr: a kit program, run as it is
+    Confinement confinement;           // with a sandbox
+    std::filesystem::path watched;     // a folder the child writes (its answers), capped in size
+    std::uintmax_t watched_bytes = 0;
 };
 
-// on_line, if given, sees every line as it arrives (progress, answers to judge at once).
-using LineHandler = std::function<void(const std::string& key, const std::string& value)>;
+// on_line, if given, sees every line as it arrives (answers to judge at once) and returns
+// whether it was progress; without one, every line is.
+using LineHandler = std::function<bool(const std::string& key, const std::string& value)>;
 ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& options, const LineHandler& on_line = {});
 
 // Text from a child (student code: exception messages, logs) without control characters, so

@@ -100,14 +100,15 @@ std::vector<std::string> split_commas(const std::string& s) {
 std::string encode(const PerfLine& p) {
     std::string s = p.pattern + "\t" + p.params + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
                     "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
-                    "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms);
+                    "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms) + "\t" + std::to_string(p.check_seed) +
+                    "\t" + std::to_string(p.late_ms);
     for (double m : p.stage_ms) s += "\t" + std::to_string(m);
     return s;
 }
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 10;
+    constexpr std::size_t kFixed = 12;
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {
@@ -122,6 +123,8 @@ PerfLine decode_perf(const std::string& text) {
         p.max_ms = std::stod(f[7]);
         p.runs = std::stoi(f[8]);
         p.e2e_ms = std::stod(f[9]);
+        p.check_seed = std::stoull(f[10]);
+        p.late_ms = std::stod(f[11]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
     } catch (const std::exception&) {
         throw std::invalid_argument("malformed perf line");

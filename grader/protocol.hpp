@@ -7,9 +7,11 @@
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
-//               [--params LABEL,...]   (the contract's perf_params by label; default: all)
+//               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all)
 //       begin <what>
-//       perf  <PerfLine fields>
+//       perf  <PerfLine fields>   every timed run had a fresh input (seed run_seed(S, run)) and a
+//                                 re-poisoned output; the last one's output is DIR/answer_name(k)
+//                                 for the k-th perf line, its seed check_seed, for the grader to judge
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary
 // The runner never sees an expected output or the reference: deciding a verdict, and every
 // report, happen in the grader.
@@ -61,6 +63,8 @@ struct ManifestEntry {
 void write_manifest(const std::filesystem::path& path, const std::vector<ManifestEntry>& entries);
 std::vector<ManifestEntry> read_manifest(const std::filesystem::path& path);
 std::string answer_name(std::size_t index);  // "000012.out"
+// The input seed of timed run `run` (-1: the warm-up) of a measurement seeded `seed`.
+inline std::uint64_t run_seed(std::uint64_t seed, int run) { return seed + 1 + static_cast<std::uint64_t>(run + 1); }
 
 // One timing measurement.
 struct PerfLine {
@@ -71,6 +75,8 @@ struct PerfLine {
     double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU
     int runs = 0;
     double e2e_ms = 0;               // GPU: copy in + kernels + copy out; CPU: same as ms
+    std::uint64_t check_seed = 0;    // the input seed of the timed run whose output was handed in
+    double late_ms = 0;              // GPU: median wait for device work still running after a run's stop event
     std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
 };
 std::string encode(const PerfLine& p);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -294,10 +295,26 @@ Json environment_json(const Report& r) {
             {"date", r.host.date}};
 }
 
+// Written beside the target and renamed over it: a reader sees the old file or the new one,
+// never half of one (a grader killed mid-write, a class run read while it runs).
 void write_text(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+    const std::string partial = path + ".partial";
+    {
+        std::ofstream out(partial);
+        out << text;
+        if (!out.flush()) throw std::runtime_error("cannot write '" + partial + "'");
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) throw std::runtime_error("cannot write '" + path + "': " + ec.message());
+}
+
+// The variants whose timings were flagged, and why: never left unsaid where timings are shown.
+std::string flags_text(const Report& r) {
+    std::string text;
+    for (const auto& res : r.results)
+        for (const auto& f : res.flags) text += "- " + res.name + ": timings flagged for review and left out: " + f + "\n";
+    return text.empty() ? "" : text + "\n";
 }
 
 const ExerciseInfo* exercise_of(const Report& r, const std::string& name) {
@@ -313,7 +330,7 @@ std::string environment_text(const Report& r) {
                                                 format_fixed(r.device.fma_gflops, 0) + " GFLOP/s  \n"
                                           : "GPU: none (" + r.device.unavailable_reason + ")  \n";
     return text + "CPU: " + r.host.cpu_model + ", " + std::to_string(r.host.threads) + " threads  \nDate: " + r.host.date +
-           ", seed " + std::to_string(r.seed) + "\n\n";
+           ", seed " + std::to_string(r.seed) + "  \nStudent code: " + r.sandbox + "\n\n" + flags_text(r);
 }
 
 std::string markdown(const Report& r) {
@@ -355,7 +372,8 @@ Json json(const Report& r) {
                             {"detail", res.detail},
                             {"cases_passed", res.cases_passed},
                             {"cases_failed", res.cases_failed},
-                            {"cases_total", res.cases_total}});
+                            {"cases_total", res.cases_total},
+                            {"flags", res.flags}});
         for (const auto& c : res.cases)
             cases.push_back({{"variant", res.name},
                              {"case", c.name},
@@ -385,6 +403,8 @@ Json json(const Report& r) {
     return {{"lab", r.lab},
             {"label", r.label},
             {"seed", r.seed},
+            {"sandbox", r.sandbox},
+            {"sandboxed", r.sandbox.rfind("not sandboxed", 0) != 0},
             {"environment", environment_json(r)},
             {"variants", std::move(variants)},
             {"cases", std::move(cases)},
@@ -406,9 +426,10 @@ void print_environment(const Report& r) {
         std::printf("GPU: none (%s): GPU variants are not run here, never passed: 'TODO' when not written yet,\n"
                     "     'not run' when written and compiled (check them on a GPU)\n",
                     r.device.unavailable_reason.c_str());
-    std::printf("CPU: %s, %d threads; %s; seed %llu (rerun with --seed %llu)\n\n", r.host.cpu_model.c_str(),
+    std::printf("CPU: %s, %d threads; %s; seed %llu (rerun with --seed %llu)\n", r.host.cpu_model.c_str(),
                 r.host.threads, r.host.date.c_str(), static_cast<unsigned long long>(r.seed),
                 static_cast<unsigned long long>(r.seed));
+    std::printf("Student code: %s\n\n", r.sandbox.c_str());
     std::fflush(stdout);
 }
 
@@ -439,6 +460,16 @@ void print_correctness(const Report& r) {
         if (res.cases_failed > kListed) failing += "; ... (" + std::to_string(res.cases_failed - kListed) + " more)";
         std::printf("  failing cases: %s\n", failing.c_str());
         std::printf("  every case, with its diff image, is in the JSON report (labkit writes results/<lab>-<label>.json)\n");
+    }
+    std::fflush(stdout);
+}
+
+void print_timing_verdicts(const Report& r) {
+    for (const auto& res : r.results) {
+        if (res.status == Status::fail && res.cases_failed == 0 && res.cases_passed > 0)
+            std::printf("FAIL %s after timing: %s\n", res.name.c_str(), res.detail.c_str());
+        for (const auto& f : res.flags)
+            std::printf("REVIEW %s: timings flagged and left out of the tables: %s\n", res.name.c_str(), f.c_str());
     }
     std::fflush(stdout);
 }

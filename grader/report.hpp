@@ -11,6 +11,8 @@ namespace grader {
 void print_environment(const Report& r);
 void print_correctness(const Report& r);
 void print_performance(const Report& r);
+// After timing: variants whose timed runs gave wrong outputs (now FAIL), and flagged timings.
+void print_timing_verdicts(const Report& r);
 void write_files(const Report& r, const std::string& json, const std::string& csv, const std::string& markdown);
 
 }  // namespace grader

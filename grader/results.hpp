@@ -48,6 +48,7 @@ struct VariantResult {
     std::string detail;
     int cases_passed = 0, cases_failed = 0, cases_total = 0;
     std::vector<CaseResult> cases;
+    std::vector<std::string> flags;  // why its timings were flagged for review (then left out)
 };
 
 struct PerfPoint {
@@ -59,6 +60,7 @@ struct PerfPoint {
 struct Report {
     std::string lab, label;
     std::uint64_t seed = 0;
+    std::string sandbox;  // how the student code ran: "bubblewrap, uid 65534", or "not sandboxed: ..."
     labkit::DeviceInfo device;
     labkit::HostInfo host;
     std::vector<ExerciseInfo> exercises;

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +18,7 @@
 
 #include "cpu_timing.hpp"
 #include "exercise.hpp"
+#include "labkit/guard.hpp"
 #include "process.hpp"
 #include "protocol.hpp"
 #if LABKIT_HAVE_CUDA
@@ -33,6 +33,7 @@ struct TimeRequest {
     std::vector<int> sizes, threads;
     std::uint64_t seed = 0;
     labkit::RunPolicy policy;
+    std::string answers;  // where the checked output of each measurement goes; empty: nowhere
 };
 
 class RunnerExercise {
@@ -81,12 +82,14 @@ public:
             if (!applies_to<C>(variant, params)) continue;  // the grader expects no answer
             report.send("begin", std::to_string(i));
             const auto input = read_raw<In>(entries[i].input);
-            labkit::HostImage<Out> out;
             std::string guard;
             if (v.cpu) {
+                // Guard space around the output, as on the GPU: a write past the end is caught.
                 const auto [w, h] = C::output_size(input.width(), input.height(), params);
-                out = labkit::HostImage<Out>(w, h, poisoned());
+                labkit::GuardedHostImage<Out> out(w, h, poison_byte<Out>());
                 v.cpu(input.view(), out.view(), params, threads);
+                guard = out.guard_report("the output");
+                write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.cview());
             } else {
 #if LABKIT_HAVE_CUDA
                 const auto out_size = C::output_size(input.width(), input.height(), params);
@@ -96,11 +99,11 @@ public:
                 }
                 gpu->load(input.view());
                 gpu->run(v, params);
-                out = gpu->download();
+                const auto out = gpu->download();
                 guard = gpu->guard_report();
+                write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.view());
 #endif
             }
-            write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.view());
             report.send("done", std::to_string(i) + "\t" + guard);
         }
     }
@@ -134,27 +137,43 @@ private:
                    Reporter& report) const {
         for (const labkit::Pattern pattern : r.patterns)
             for (const int n : r.sizes) {
-                const auto input = C::make_input(pattern, n, n, r.seed);
                 const std::string what = std::string(labkit::pattern_name(pattern)) + (label.empty() ? "" : " " + label) +
                                          " " + std::to_string(n) + "x" + std::to_string(n);
-                auto send = [&](PerfLine line) {
+                // A fresh input for every run, from the run's own seed; the last one is checked.
+                labkit::HostImage<In> input;
+                std::uint64_t seed = 0;
+                auto fresh = [&](int run) -> const labkit::HostImage<In>& {
+                    seed = run_seed(r.seed, run);
+                    input = C::make_input(pattern, n, n, seed);
+                    return input;
+                };
+                auto send = [&](PerfLine line, labkit::View<const Out> checked) {
                     line.pattern = labkit::pattern_name(pattern);
                     line.params = label;
+                    line.check_seed = seed;
+                    if (!r.answers.empty()) write_raw<Out>(r.answers + "/" + answer_name(perf_lines_++), checked);
                     report.send("perf", encode(line));
                 };
                 if (v.cpu) {
                     if (too_slow_for_cpu_timing<C>(v.name, params, n)) continue;
                     const auto [w, h] = C::output_size(n, n, params);
-                    labkit::HostImage<Out> out(w, h);
+                    labkit::GuardedHostImage<Out> out(w, h, poison_byte<Out>());
                     for (const int t : r.threads) {
                         report.send("begin", what + " threads=" + std::to_string(t));
-                        send(time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy));
+                        auto prepare = [&](int run) {
+                            fresh(run);
+                            out.poison();
+                        };
+                        send(time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy, prepare),
+                             out.cview());
                     }
                 } else {
 #if LABKIT_HAVE_CUDA
                     report.send("begin", what);
                     GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
-                    send(gpu.time(v, params, input.view(), r.policy));
+                    labkit::HostImage<Out> checked;
+                    const PerfLine line = gpu.time(v, params, fresh, r.policy, checked);
+                    send(line, checked.view());
 #endif
                 }
             }
@@ -166,13 +185,8 @@ private:
         return nullptr;
     }
 
-    static Out poisoned() {
-        Out value;
-        std::memset(&value, poison_byte<Out>(), sizeof value);
-        return value;
-    }
-
     std::span<const Variant<C>> table_;
+    mutable std::size_t perf_lines_ = 0;  // perf lines sent: the name of the next checked output
 };
 
 using RunnerExercises = std::vector<std::unique_ptr<RunnerExercise>>;

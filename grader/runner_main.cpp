@@ -63,6 +63,8 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     time->add_option("--params", params, "labels of the timed parameters, LABEL,... (default: all)");
     time->add_option("--seed", seed, "seed of the random images");
     time->add_option("--runs", runs, "timed runs (default: adaptive)");
+    std::string timed_answers;
+    time->add_option("--answers", timed_answers, "the folder for the checked output of each measurement");
 
     try {
         app.parse(argc, argv);
@@ -79,7 +81,8 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         } else if (*dry) {
             find(exercises, exercise, variant).dry(variant, report);
         } else {
-            TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), seed, {}};
+            TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), seed, {},
+                          timed_answers};
             r.policy.fixed_runs = runs;
             find(exercises, exercise, variant).time(variant, r, report);
         }

@@ -3,9 +3,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #ifndef LABKIT_PROBE_PATH
 #error "meson passes LABKIT_PROBE_PATH: the device probe program"
@@ -21,12 +23,63 @@ GraderExercise& find_exercise(const Exercises& exercises, const std::string& nam
     throw std::runtime_error("the runner names an exercise this lab does not have: '" + name + "'");
 }
 
-std::vector<RunnerVariant> list_variants(const std::string& runner, const Exercises& exercises, double timeout_s) {
-    if (::access(runner.c_str(), X_OK) != 0)
-        throw std::runtime_error("no runner program at '" + runner + "' (build it first: ./labkit build)");
-    const auto out = spawn({runner, "list", "--report-fd", std::to_string(kReportFd)}, {timeout_s, ""});
+namespace {
+
+// The kit's limits on every runner call (grader/sandbox.hpp says how they are applied).
+constexpr unsigned kMinProcesses = 256;         // the runner, OpenMP and CUDA threads, with room to spare
+constexpr unsigned kProcessesPerCore = 4;       // a thread sweep goes up to one thread per core
+constexpr std::uintmax_t kCpuMemoryBytes = 16ull << 30;  // address space: 8192^2 cases need < 2 GiB
+constexpr std::uintmax_t kGpuDataBytes = 32ull << 30;    // data segment: CUDA reserves address space far beyond
+constexpr std::uintmax_t kMinFileBytes = 64ull << 20;    // the largest file, when answers are small
+constexpr std::uintmax_t kAnswersInFlight = 4;  // answers the folder may hold before the grader takes them
+constexpr std::size_t kMaxVariants = 1000;      // a kit's tables hold tens; more is not a kit runner
+
+}  // namespace
+
+Runner::Runner(const std::string& program, const Sandbox& sandbox, const fs::path& work, double silence_s)
+    : program_(work / "runner"), work_(work), sandbox_(sandbox), silence_s_(silence_s) {
+    if (::access(program.c_str(), X_OK) != 0)
+        throw std::runtime_error("no runner program at '" + program + "' (build it first: ./labkit build)");
+    fs::copy_file(program, program_, fs::copy_options::overwrite_existing);
+    fs::permissions(program_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+}
+
+ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    SpawnOptions o;
+    o.silence_timeout_s = silence_s_;
+    o.log_path = c.log;
+    o.wall_limit_s = c.wall_s;
+    o.sandbox = &sandbox_;
+    o.confinement.read_only = {work_};
+    o.confinement.writable = c.answers;
+    o.confinement.gpu = c.gpu;
+    o.confinement.memory_bytes = c.gpu ? kGpuDataBytes : kCpuMemoryBytes;
+    o.confinement.file_bytes = std::max(kMinFileBytes, c.largest_file);
+    o.confinement.processes = std::max(kMinProcesses, kProcessesPerCore * cores);
+    o.confinement.cpu_s = c.wall_s * cores;
+    if (!c.answers.empty()) {
+        sandbox_.hand_over(c.answers);
+        o.watched = c.answers;
+        o.watched_bytes = kAnswersInFlight * o.confinement.file_bytes;
+    }
+    std::vector<std::string> argv{program_.string()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    return spawn(argv, o, on_line);
+}
+
+std::vector<RunnerVariant> list_variants(const Runner& runner, const Exercises& exercises) {
+    std::size_t listed = 0;
+    const auto out = runner.call({{"list", "--report-fd", std::to_string(kReportFd)}},
+                                 [&](const std::string& key, const std::string&) {
+                                     return key == "variant" && ++listed <= kMaxVariants;
+                                 });
+    if (listed > kMaxVariants)
+        throw std::runtime_error("the runner lists " + std::to_string(listed) + " variants (a kit's tables hold at most " +
+                                 std::to_string(kMaxVariants) + "): not a kit runner");
     if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
-        throw std::runtime_error("'" + runner + " list' failed: " + out.describe());
+        throw std::runtime_error("'runner list' failed: " + out.describe());
     std::vector<RunnerVariant> variants;
     for (const auto& e : exercises) {
         const auto info = e->info();
@@ -45,7 +98,9 @@ std::vector<RunnerVariant> list_variants(const std::string& runner, const Exerci
 labkit::DeviceInfo probe_device(bool measure_bandwidth, double timeout_s) {
     std::vector<std::string> argv{LABKIT_PROBE_PATH};
     if (measure_bandwidth) argv.push_back("--bandwidth");
-    const auto probe = spawn(argv, {timeout_s, ""});
+    SpawnOptions o;
+    o.silence_timeout_s = timeout_s;
+    const auto probe = spawn(argv, o);
     std::map<std::string, std::string> kv;
     for (const auto& [key, value] : probe.lines)
         if (key == "device") {
@@ -93,6 +148,7 @@ WorkDir::WorkDir(std::uintmax_t bytes_needed) {
     std::string pattern = (base / "labkit-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a working folder in " + base.string());
     path_ = pattern;
+    fs::permissions(path_, fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec);
 }
 
 WorkDir::~WorkDir() {

@@ -17,15 +17,42 @@ struct RunnerVariant {
     bool reference = false;  // the grader's own reference, not a runner row
 };
 
+// One call of the runner: its arguments and what the kit allows it.
+struct RunnerCall {
+    std::vector<std::string> args;     // after the program: "check", exercise, variant, ...
+    std::string log;                   // its stdout and stderr; empty: discarded
+    std::filesystem::path answers;     // its one writable folder; empty: none
+    bool gpu = false;                  // it may use the GPU
+    double wall_s = 0;                 // its wall-clock limit; 0: none
+    std::uintmax_t largest_file = 0;   // bytes of the largest answer it writes
+};
+
+// The runner program of one grading run (student code): copied into the working folder, so
+// that the sandbox user can read it wherever the build lies, and always called in the sandbox
+// with the kit's limits.
+class Runner {
+public:
+    Runner(const std::string& program, const Sandbox& sandbox, const std::filesystem::path& work, double silence_s);
+    ChildOutcome call(const RunnerCall& c, const LineHandler& on_line = {}) const;
+    const Sandbox& sandbox() const { return sandbox_; }
+    double silence_s() const { return silence_s_; }
+
+private:
+    std::filesystem::path program_, work_;
+    const Sandbox& sandbox_;
+    double silence_s_;
+};
+
 // Asks the runner for its variants (`runner list`); adds each exercise's reference first.
-// Throws std::runtime_error when the runner cannot be asked.
-std::vector<RunnerVariant> list_variants(const std::string& runner, const Exercises& exercises, double timeout_s);
+// Throws std::runtime_error when the runner cannot be asked, or lists more than a kit could.
+std::vector<RunnerVariant> list_variants(const Runner& runner, const Exercises& exercises);
 
 // Runs the device probe (a kit program, no student code) and reads what it says.
 labkit::DeviceInfo probe_device(bool measure_bandwidth, double timeout_s);
 
 // A private folder for case files and answers, removed when this goes out of scope. In shared
-// memory (/dev/shm) when it has room for `bytes_needed`, else in the temporary folder.
+// memory (/dev/shm) when it has room for `bytes_needed`, else in the temporary folder. Others
+// may pass through it (not list it), so that a sandbox user reads the files it is given.
 class WorkDir {
 public:
     explicit WorkDir(std::uintmax_t bytes_needed);

@@ -18,6 +18,7 @@
 #include "protocol.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
+#include "labkit/guard.hpp"
 #include "labkit/launch.hpp"
 #include "labkit/image_io.hpp"
 #include "labkit/table.hpp"
@@ -163,17 +164,19 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, {0.25, 0.5}};
+    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, 12345678901234ULL, 0.125, {0.25, 0.5}};
     const auto q = grader::decode_perf(grader::encode(p));
     CHECK(q.pattern == "skewed");
     CHECK(q.params == "k=5");
     CHECK(q.width == 1024);
     CHECK(q.runs == 9);
     CHECK(q.e2e_ms == 3.5);
+    CHECK(q.check_seed == 12345678901234ULL);
+    CHECK(q.late_ms == 0.125);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
     CHECK_THROWS_AS(grader::decode_perf("1\t2"), std::invalid_argument);
     CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1"), std::invalid_argument);  // no such pattern
+    CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0"), std::invalid_argument);  // no such pattern
     CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
 }
 
@@ -243,12 +246,24 @@ TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly o
     CHECK(grader::psnr_db(0, 255) == std::numeric_limits<double>::infinity());
 }
 
+namespace {
+
+grader::SpawnOptions limits(double silence_s, double wall_s = 0) {
+    grader::SpawnOptions o;
+    o.silence_timeout_s = silence_s;
+    o.wall_limit_s = wall_s;
+    return o;
+}
+
+grader::ChildOutcome sh(const std::string& script, const grader::SpawnOptions& o, const grader::LineHandler& on_line = {}) {
+    return grader::spawn({"/bin/sh", "-c", script}, o, on_line);
+}
+
+}  // namespace
+
 TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict", "[common][process]") {
-    auto sh = [](const std::string& script, double timeout) {
-        return grader::spawn({"/bin/sh", "-c", script}, {timeout, ""});
-    };
     SECTION("lines arrive in order on the report pipe, not on stdout") {
-        const auto out = sh("echo noise; printf 'a\\t1\\nb\\ttwo\\tfields\\n' >&3", 10);
+        const auto out = sh("echo noise; printf 'a\\t1\\nb\\ttwo\\tfields\\n' >&3", limits(10));
         CHECK(out.end == grader::ChildOutcome::End::exited);
         CHECK(out.exit_code == 0);
         CHECK(out.last("a") == "1");
@@ -256,38 +271,84 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         CHECK(out.lines.size() == 2);
     }
     SECTION("control characters from a child never reach the terminal") {
-        const auto out = sh("printf 'error\\t\\033[2J\\033[31mred\\a\\n' >&3", 10);
+        const auto out = sh("printf 'error\\t\\033[2J\\033[31mred\\a\\n' >&3", limits(10));
         CHECK(out.last("error") == "[2J[31mred");
         CHECK(grader::printable("a\tb\x1b[0m\r") == "a\tb[0m");
     }
     SECTION("an exit status is kept") {
-        CHECK(sh("exit 3", 10).exit_code == 3);
+        CHECK(sh("exit 3", limits(10)).exit_code == 3);
     }
     SECTION("a crash is a verdict, not the end of the grader") {
-        const auto out = sh("kill -SEGV $$", 10);
+        const auto out = sh("kill -SEGV $$", limits(10));
         CHECK(out.end == grader::ChildOutcome::End::crashed);
         CHECK(out.describe().find("SIGSEGV") != std::string::npos);
     }
     SECTION("a silent child is killed after the timeout") {
-        const auto out = sh("printf 'begin\\tforever\\n' >&3; sleep 30", 1);
+        const auto out = sh("printf 'begin\\tforever\\n' >&3; sleep 30", limits(1));
         CHECK(out.end == grader::ChildOutcome::End::timed_out);
         CHECK(out.last("begin") == "forever");
     }
+    SECTION("lines that are not progress do not keep a child alive") {
+        const auto out = sh("while true; do printf 'begin\\tagain\\n' >&3; sleep 0.1; done", limits(1),
+                            [](const std::string& key, const std::string&) { return key == "done"; });
+        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.describe().find("no progress") != std::string::npos);
+    }
+    SECTION("progress does not keep a child alive past its wall-clock limit") {
+        const auto out = sh("while true; do printf 'done\\t1\\n' >&3; sleep 0.1; done", limits(1, 2));
+        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.describe().find("wall-clock limit of 2 s") != std::string::npos);
+    }
     SECTION("the grader's own time on a line (judging, a diff image) is not the child's silence") {
         // The child answers every 0.6 s; the grader spends 1.5 s on each line; the limit is 1 s.
-        const auto out = grader::spawn({"/bin/sh", "-c", "for i in 1 2; do printf 'done\\t%s\\n' $i >&3; sleep 0.6; done"},
-                                       {1, ""}, [](const std::string&, const std::string&) {
-                                           std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-                                       });
+        const auto out = sh("for i in 1 2; do printf 'done\\t%s\\n' $i >&3; sleep 0.6; done", limits(1),
+                            [](const std::string&, const std::string&) {
+                                std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                                return true;
+                            });
         CHECK(out.end == grader::ChildOutcome::End::exited);
         CHECK(out.last("done") == "2");
     }
     SECTION("a child that closes the pipe and lingers is killed too") {
-        const auto out = sh("exec 3>&-; sleep 30", 1);
+        const auto out = sh("exec 3>&-; sleep 30", limits(1));
         CHECK(out.end == grader::ChildOutcome::End::timed_out);
     }
     SECTION("a program that does not exist") {
-        const auto out = grader::spawn({"/nonexistent/runner"}, {10, ""});
+        const auto out = grader::spawn({"/nonexistent/runner"}, limits(10));
         CHECK(out.end == grader::ChildOutcome::End::not_started);
     }
+    SECTION("megabytes of output become a log cut at about 1 MiB, with a note") {
+        const auto log = std::filesystem::temp_directory_path() / "labkit-test-cut.log";
+        auto o = limits(10);
+        o.log_path = log.string();
+        const auto out = sh("head -c 8000000 /dev/zero | tr '\\0' x; printf 'done\\t1\\n' >&3", o);
+        CHECK(out.last("done") == "1");
+        const auto size = std::filesystem::file_size(log);
+        CHECK(size > grader::kMaxLogBytes);
+        CHECK(size < grader::kMaxLogBytes + 200);
+        std::filesystem::remove(log);
+    }
+    SECTION("a child that fills its folder is stopped") {
+        const auto dir = std::filesystem::temp_directory_path() / "labkit-test-fill";
+        std::filesystem::create_directories(dir);
+        auto o = limits(10);
+        o.watched = dir;
+        o.watched_bytes = 1 << 20;
+        const auto out = sh("cd " + dir.string() + " && i=0; while true; do i=$((i+1)); head -c 100000 /dev/zero > f$i; done", o);
+        CHECK(out.end == grader::ChildOutcome::End::over_limit);
+        std::filesystem::remove_all(dir);
+    }
+}
+
+TEST_CASE("a CPU output has guard space: a write past the end is found", "[common][guard]") {
+    labkit::GuardedHostImage<std::uint32_t> out(5, 3, 0xAB);
+    auto v = out.view();
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 5; ++x) v(x, y) = 1;
+    CHECK(out.guard_report("the output").empty());
+    v.data[v.pitch * 2 + 5] = 7;  // one past the end of the last row
+    CHECK(out.guard_report("the output") == "the output wrote outside its 5x3 buffer, at (x=5, y=2) in the row padding");
+    out.poison();
+    v.data[-1] = 7;  // one before the first element
+    CHECK(out.guard_report("the output").find("before the first row") != std::string::npos);
 }

@@ -81,18 +81,23 @@ class BuildProgress:
             sys.stdout.flush()
 
 
-def ninja(build_dir, targets=(), echo=True, jobs=None):
+def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None):
     """Builds targets (everything when empty). Returns (ok, output). With echo, ninja's output
-    is shown as it comes; without, a progress line stands for it."""
-    if not shutil.which("ninja"):
+    is shown as it comes; without, a progress line stands for it. confine (a
+    sandbox.CompileSandbox), when given, runs ninja inside it: a submission's build."""
+    tool = shutil.which("ninja")
+    if not tool:
         raise LabkitError("ninja is not installed: run ./labkit setup")
-    cmd = ["ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else []) + list(targets)
+    cmd = [tool if confine else "ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else []) + list(targets)
+    limits = None
+    if confine:
+        cmd, limits = confine.wrap(cmd), confine.limits
     if echo:
         show_cmd(cmd)
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=True)
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=True, limits=limits)
     else:
         progress = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=progress)
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=progress, limits=limits)
         progress.done()
     if timed_out:
         out += f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n"
@@ -140,12 +145,13 @@ def forwarded_options(build_dir):
     return out
 
 
-def make(build_dir, target, echo=False):
-    """Builds one target (a path relative to build_dir). Returns (its path or None, error text)."""
+def make(build_dir, target, echo=False, confine=None):
+    """Builds one target (a path relative to build_dir), inside confine when given (see ninja).
+    Returns (its path or None, error text)."""
     known = build_targets(build_dir)
     if known and target not in known:  # ninja's own "unknown target" line says less
         return None, f"{target}: no such target in {rel(build_dir)}"
-    ok, out = ninja(build_dir, [target], echo=echo)
+    ok, out = ninja(build_dir, [target], echo=echo, confine=confine)
     if not ok:
         return None, out
     path = Path(build_dir) / target

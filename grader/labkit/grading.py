@@ -10,13 +10,15 @@ import time
 
 from . import reports
 from .build import build_dir_of, make, open_build
-from .programs import build_grader, list_variants
+from .programs import build_grader, list_variants, runner_sandbox, sandbox_option
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd
 
 # Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
 # of a whole grader process (the grader enforces its own per-variant limit).
 ASSUMED_VARIANT_TIMEOUT_S = 120
+# The most that safety net grows to by itself (--lab-timeout sets any other).
+MAX_LAB_TIMEOUT_S = 6 * 3600
 
 
 def grader_options(args):
@@ -35,30 +37,32 @@ def grader_options(args):
     return out
 
 
-def process_timeout(args, n_variants):
+def process_timeout(args, kit_variants):
     """Wall-clock limit of one grader process: a safety net above the grader's own per-variant
-    limit, so that no submission can hang labkit."""
+    limit, so that no submission can hang labkit. kit_variants: how many variants the kit has
+    (the main build's reference or starter list), never what a submission's runner lists: one
+    that printed 100,000 fake variants bought itself 139 days. Capped at MAX_LAB_TIMEOUT_S."""
     if args.lab_timeout:
         return args.lab_timeout
     per_variant = args.timeout or ASSUMED_VARIANT_TIMEOUT_S
-    return per_variant * (max(n_variants, 1) + 1) + 60
+    return min(per_variant * (max(kit_variants, 1) + 1) + 60, MAX_LAB_TIMEOUT_S)
 
 
 def read_report(path):
-    """The grader's JSON report, or raises ValueError when it is not one."""
-    report = json.loads(path.read_text())
-    if not isinstance(report, dict) or not isinstance(report.get("variants", []), list) or \
-            not all(isinstance(v, dict) and "name" in v for v in report.get("variants", [])):
-        raise ValueError("not a grader report")
-    report.setdefault("variants", [])
-    report.setdefault("performance", [])
-    return report
+    """The grader's JSON report, its shape checked (reports.validate); raises ValueError saying
+    what is wrong with it, OSError when it cannot be read."""
+    try:
+        report = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as e:  # not JSON at all, or nested beyond reason
+        raise ValueError(f"not JSON ({str(e)[:80] or e.__class__.__name__})") from None
+    return reports.validate(report)
 
 
-def run_grader(grader, runner, lab, label, out_dir, args, variants, log_path=None):
-    """Runs `<grader> grade --runner <runner>` and returns its JSON report (or a stand-in that
-    says why there is none). Writes <lab>-<label>.json/.md/.csv into out_dir and diff images
-    under out_dir/diff/."""
+def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None):
+    """Runs `<grader> grade --runner <runner>` (its runners in sandbox) and returns its JSON
+    report, or a stand-in that says why there is none (status error). variants: the kit's
+    variant list, which names the stand-in's rows and sizes the wall-clock limit. Writes
+    <lab>-<label>.json/.md/.csv into out_dir and diff images under out_dir/diff/."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"{lab}-{label}"
     json_path = stem.with_suffix(".json")
@@ -69,7 +73,7 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, log_path=Non
     shutil.rmtree(diff_dir, ignore_errors=True)
     cmd = [grader, "grade", "--runner", runner, "--label", label, "--json", json_path,
            "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"),
-           "--diff-dir", diff_dir]
+           "--diff-dir", diff_dir, *sandbox_option(grader, sandbox)]
     cmd += grader_options(args)
     limit = process_timeout(args, len(variants))
     show_cmd(cmd)
@@ -80,28 +84,33 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, log_path=Non
     else:
         rc, timed_out = execute(cmd, timeout=limit)
     elapsed = time.monotonic() - started
+    where = runner_sandbox(grader, sandbox)
+    stand_in = lambda status, detail: dict(reports.placeholder(lab, label, variants, status, detail),
+                                           sandbox=where)
     if timed_out:
-        return reports.placeholder(lab, label, variants, "timeout",
-                                   f"the grader process ran past {limit:.0f} s and was killed")
+        return stand_in("timeout", f"the grader process ran past {limit:.0f} s and was killed")
     if rc == 2:
-        return reports.placeholder(lab, label, variants, "error",
-                                   "usage error (exit 2): see the output above")
+        return stand_in("error", "usage error (exit 2): see the output above")
     try:
         report = read_report(json_path)
-    except (OSError, ValueError) as e:
+    except OSError as e:
         why = f"killed by signal {-rc}" if rc < 0 else f"exit status {rc}"
-        return reports.placeholder(lab, label, variants, "crash",
-                                   f"the grader process ended ({why}) after {elapsed:.1f} s without a "
-                                   f"JSON report ({e.__class__.__name__})")
-    report["_exit"] = rc
+        return stand_in("error", f"the grader process ended ({why}) after {elapsed:.1f} s without a "
+                                 f"JSON report ({e.__class__.__name__})")
+    except ValueError as e:
+        return stand_in("error", f"the grader's report {rel(json_path)} is malformed: {e}")
+    report["_exit"], report["_file"] = rc, str(json_path)
+    if "sandbox" not in report:  # a grader without --sandbox: its report says nothing of it
+        report["sandbox"] = where
+        reports.write_back(report)
     return report
 
 
-def variants_or(grader, runner, fallback):
+def variants_or(grader, runner, fallback, sandbox):
     """The variants `grader list --runner runner` names, else fallback: a runner that cannot
     even list (a student's, crashing at start-up) still gets graded, and the grader says why."""
     try:
-        return list_variants(grader, runner)
+        return list_variants(grader, runner, sandbox)
     except LabkitError as e:
         say(f"warning: {e}")
         return fallback
@@ -133,32 +142,33 @@ def print_summary(lab, student, solution):
         reports.print_details(solution, "solution")
 
 
-def validate_options(grader, runner, args):
+def validate_options(grader, runner, args, sandbox):
     """Every option of `grade` checked by the grader before anything runs or any earlier report
     is touched: one clear message and exit 2 for a wrong one."""
-    rc, out, timed_out = capture([grader, "grade", "--runner", runner, "--validate-only", *grader_options(args)],
-                                 timeout=120)
+    rc, out, timed_out = capture([grader, "grade", "--runner", runner, "--validate-only",
+                                  *sandbox_option(grader, sandbox), *grader_options(args)], timeout=120)
     if rc == 2 and not timed_out:
         lines = [l for l in out.strip().splitlines() if l.strip() and not l.startswith("Run with --help")]
         message = lines[0] if lines else "a wrong option"
         raise UsageError(re.sub(r"^\S+ grade: ", "", message))
 
 
-def grade_lab(build, lab, args):
+def grade_lab(build, lab, args, sandbox):
     """The student runner (unless --solution) and the reference runner (when built) of one lab,
-    both through the lab's grader. Returns (student report or None, solution report or None)."""
+    both through the lab's grader; the student's timings are compared with the reference's
+    (reports.flag_fast_timings). Returns (student report or None, solution report or None)."""
     grader = build_grader(build, lab)
     student = solution = None
     sol_runner, sol_err, sol_variants = None, "", []
     if lab.solution_runner:
         sol_runner, sol_err = make(build.dir, lab.solution_runner)
         if sol_runner is not None:
-            sol_variants = list_variants(grader, sol_runner)
+            sol_variants = list_variants(grader, sol_runner, sandbox)
     elif args.solution:
         raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
     runner, err = (None, "") if args.solution else make(build.dir, lab.runner)
     if runner or sol_runner:
-        validate_options(grader, runner or sol_runner, args)
+        validate_options(grader, runner or sol_runner, args, sandbox)
     if not args.solution:
         if runner is None:
             say(f"build-error: the {lab.name} student files do not compile:\n")
@@ -168,31 +178,34 @@ def grade_lab(build, lab, args):
                                           first_errors(err, 6))
         else:
             student = run_grader(grader, runner, lab.name, "student", RESULTS, args,
-                                 variants_or(grader, runner, sol_variants))
+                                 sol_variants or variants_or(grader, runner, [], sandbox), sandbox)
     if sol_runner is not None:
         log = None
         if student is not None:  # keep the reference's tables out of the student's way
             RESULTS.mkdir(parents=True, exist_ok=True)
             log = RESULTS / f"{lab.name}-solution.log"
         solution = run_grader(grader, sol_runner, lab.name, "solution", RESULTS, args,
-                              sol_variants, log)
+                              sol_variants, sandbox, log)
         if log is not None and log.exists():
             print_reference_log(lab.name, log)
     elif sol_err:
         say(f"build-error: the {lab.name} reference does not compile:\n{first_errors(sol_err)}")
         solution = reports.placeholder(lab.name, "solution", [], "build-error", first_errors(sol_err, 6))
+    if student and solution and reports.flag_fast_timings(student, solution):
+        reports.write_back(student)
     return student, solution
 
 
-def grade_default(args, labs):
+def grade_default(args, labs, sandbox):
     """Student tree (and reference when built) for each lab, then the side-by-side summary."""
     if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
         args.seed = int.from_bytes(os.urandom(4), "little")
     build = open_build(build_dir_of(args))
+    say(f"sandbox of the runners: {sandbox.label}")
     runs, exit_status = [], 0
     for name in build.select(labs):
         say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
-        student, solution = grade_lab(build, build.lab(name), args)
+        student, solution = grade_lab(build, build.lab(name), args, sandbox)
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)
         if any(r and reports.failing(r) for r in (student, solution)):
@@ -201,6 +214,5 @@ def grade_default(args, labs):
             say(f"student: {reports.student_summary(student)}")
             if student.get("environment"):  # a report of this run, not a stand-in for a build error
                 say(f"results/{name}-student.md has the tables for the report")
-    reports.write_run_outputs(args, runs, exit_status)
+    reports.write_run_outputs(args, runs, exit_status, sandbox.label)
     return exit_status
-

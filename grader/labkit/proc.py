@@ -3,6 +3,7 @@ timeout, Ctrl-C or a closed pipe can kill it together with everything it forked 
 starts the runner; a runner can hang in a kernel or an OpenMP barrier)."""
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -34,10 +35,22 @@ def kill_group(proc):
             continue
 
 
-def _start(cmd, cwd, **streams):
+def _limiter(limits):
+    """A preexec_fn that lowers the child's resource limits ({resource.RLIMIT_*: value}) before
+    it starts: they hold for everything it starts in turn."""
+    def apply():
+        for which, value in limits.items():
+            hard = resource.getrlimit(which)[1]
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (value, value))
+    return apply
+
+
+def _start(cmd, cwd, limits=None, **streams):
     try:
         return subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=tool_env(),
-                                start_new_session=True, **streams)
+                                start_new_session=True,
+                                preexec_fn=_limiter(limits) if limits else None, **streams)
     except OSError as e:  # not found, not executable, bad interpreter line...
         raise LabkitError(f"cannot start {cmd[0]}: {e.strerror or e}") from None
 
@@ -56,10 +69,10 @@ def execute(cmd, timeout=None, stdout=None, stderr=None, cwd=ROOT):
         raise
 
 
-def stream(cmd, on_line, timeout=None, cwd=ROOT):
+def stream(cmd, on_line, timeout=None, cwd=ROOT, limits=None):
     """Runs cmd (stdout and stderr merged), calling on_line(text) for each line as it comes.
-    Returns (returncode, timed_out)."""
-    proc = _start(cmd, cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    limits: resource limits of the child (see _limiter). Returns (returncode, timed_out)."""
+    proc = _start(cmd, cwd, limits, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timed_out = threading.Event()
 
     def on_timeout():
@@ -85,9 +98,10 @@ def stream(cmd, on_line, timeout=None, cwd=ROOT):
     return rc, timed_out.is_set()
 
 
-def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None):
+def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None):
     """Runs cmd (stdout and stderr merged) and returns (returncode, text, timed_out); with echo,
-    every line is also printed as it comes; on_line, if given, sees every line."""
+    every line is also printed as it comes; on_line, if given, sees every line; limits as for
+    stream."""
     lines = []
 
     def keep(line):
@@ -98,5 +112,5 @@ def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None):
         if on_line:
             on_line(line)
 
-    rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd)
+    rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd, limits=limits)
     return rc, "".join(lines), timed_out

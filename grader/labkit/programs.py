@@ -3,6 +3,7 @@
 The grader is kit code and is always the one of the build labkit was pointed at; the runner is
 whichever code base is graded (labs/, solutions/, or a submission built apart)."""
 
+import functools
 from pathlib import Path
 
 from .build import make
@@ -60,11 +61,36 @@ def query(grader, *args):
     return [l for l in out.splitlines() if l.strip()]
 
 
-def list_variants(grader, runner):
-    """[{name, kind, summary, reference}] in the grader's order. The grader prints name, kind,
-    summary, exercise and "reference" or "student"; the exercise is not used here."""
+@functools.lru_cache(maxsize=None)
+def knows_sandbox(grader):
+    """Whether the grader takes --sandbox (asked once per run): a grader built before it had the
+    option refuses it, and must still grade (unsandboxed, and its reports say so)."""
+    try:
+        rc, out, _ = capture([grader, "grade", "--help"], timeout=QUERY_TIMEOUT_S)
+    except LabkitError:
+        return False
+    return rc == 0 and "--sandbox" in out
+
+
+def sandbox_option(grader, sandbox):
+    """The --sandbox option of every `<grader> grade|run|list` (bwrap's path, or off), or
+    nothing for a grader that does not know it."""
+    return ["--sandbox", sandbox.grader_value] if knows_sandbox(grader) else []
+
+
+def runner_sandbox(grader, sandbox):
+    """What the runners of grader run in, as the reports say it."""
+    if not knows_sandbox(grader):
+        return f"not sandboxed: {rel(grader)} has no --sandbox option (rebuild it)"
+    return sandbox.label
+
+
+def list_variants(grader, runner, sandbox):
+    """[{name, kind, summary, reference}] in the grader's order (the runner answers `list` in
+    sandbox). The grader prints name, kind, summary, exercise and "reference" or "student"; the
+    exercise is not used here."""
     rows = []
-    for line in query(grader, "list", "--runner", runner):
+    for line in query(grader, "list", "--runner", runner, *sandbox_option(grader, sandbox)):
         parts = line.split("\t")
         rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
                      "summary": parts[2].strip() if len(parts) > 2 else "",

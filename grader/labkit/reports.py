@@ -2,10 +2,11 @@
 labkit makes of them."""
 
 import csv
+import io
 import json
-from pathlib import Path
+import math
 
-from .util import say
+from .util import say, write_atomic
 
 # Statuses that make `grade` exit 1. todo, not-run and skipped do not: an unimplemented step or a
 # machine without a GPU is not a failure of what was implemented.
@@ -16,6 +17,61 @@ SHOWN = {
     "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
     "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
 }
+
+
+# A student variant this many times faster than the reference solution's same variant, on the
+# same case, is flagged for review (see flag_fast_timings).
+REVIEW_FACTOR = 10.0
+TIMING_FLAG = "timing flagged for review"
+
+# The shape of a grader's JSON report, as far as labkit reads it: field -> accepted types (None:
+# the JSON null), and which fields must be there. Everything else in it is passed on unread.
+NUMBER = (int, float, type(None))
+REPORT_FIELDS = {"lab": (str,), "label": (str,), "sandbox": (str,), "environment": (dict,),
+                 "variants": (list,), "performance": (list,), "cases": (list,)}
+VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (str,),
+                  "exercise": (str,), "reference": (bool,), "cases_passed": (int,),
+                  "cases_failed": (int,), "cases_total": (int,), "flags": (list,)}
+PERF_FIELDS = {"variant": (str,), "exercise": (str,), "kind": (str,), "pattern": (str,),
+               "params": (str,), "width": (int,), "height": (int,), "threads": (int,),
+               "kernel_ms": NUMBER, "e2e_ms": NUMBER}
+REQUIRED = {"report": ("variants",), "variant": ("name", "status"),
+            "performance": ("variant", "width", "height", "kernel_ms")}
+
+
+def _check_fields(obj, fields, required, where):
+    """Raises ValueError naming the first field of obj (a dict) that is missing or of a type the
+    readers of a report do not expect (bool is no number here, NaN no time)."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where} is {type(obj).__name__}, not an object")
+    for key in required:
+        if key not in obj:
+            raise ValueError(f"{where} has no {key!r}")
+    for key, types in fields.items():
+        value = obj.get(key)
+        if key not in obj or (value is None and type(None) in types):
+            continue
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types) or \
+                (isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"{where}.{key} is {json.dumps(value)[:40]}, not {'/'.join(t.__name__ for t in types)}")
+
+
+def validate(report):
+    """Checks that report (parsed JSON) has the shape every reader of it relies on, and fills in
+    the optional lists. Raises ValueError saying where it does not: one place, so that a
+    malformed report is an ERROR with a reason, never a traceback later."""
+    _check_fields(report, REPORT_FIELDS, REQUIRED["report"], "the report")
+    for i, v in enumerate(report["variants"]):
+        _check_fields(v, VARIANT_FIELDS, REQUIRED["variant"], f"variants[{i}]")
+        if not v["name"]:
+            raise ValueError(f"variants[{i}].name is empty")
+        if not all(isinstance(f, str) for f in v.get("flags", [])):
+            raise ValueError(f"variants[{i}].flags holds something other than text")
+    for i, p in enumerate(report.get("performance", [])):
+        _check_fields(p, PERF_FIELDS, REQUIRED["performance"], f"performance[{i}]")
+    report.setdefault("performance", [])
+    report.setdefault("cases", [])
+    return report
 
 
 def placeholder(lab, label, variants, status, detail):
@@ -91,6 +147,62 @@ def perf_by_variant(report):
     return out
 
 
+def _perf_key(p):
+    """What makes two timings comparable: the same variant, exercise, case and thread count."""
+    return (p.get("exercise", ""), p.get("variant"), p.get("width"), p.get("height"),
+            p.get("pattern", ""), p.get("params", ""), p.get("threads"))
+
+
+def _times(ratio):
+    return "infinitely" if math.isinf(ratio) else f"{ratio:.0f}×" if ratio >= 100 else f"{ratio:.1f}×"
+
+
+def flag_fast_timings(student, solution, factor=REVIEW_FACTOR):
+    """Adds "timing flagged for review: N× faster than the reference solution at WxH" to the
+    flags of every student variant whose median kernel time is more than factor times below the
+    reference solution's same variant on the same case (size, pattern, parameters, threads); the
+    largest such gap names the case. A student can beat the instructor, but an order of magnitude
+    on the same algorithm is more likely work done outside the timed region or a result reused
+    across runs: a person decides, and comparisons leave the time out (flagged). Returns the names
+    of the variants flagged."""
+    best = {}
+    for p in (solution or {}).get("performance", []):
+        ms = p.get("kernel_ms")
+        if isinstance(ms, (int, float)) and ms > 0:
+            best[_perf_key(p)] = min(ms, best.get(_perf_key(p), ms))
+    worst = {}  # variant -> (ratio, the student's row)
+    for p in (student or {}).get("performance", []):
+        ref, ms = best.get(_perf_key(p)), p.get("kernel_ms")
+        if ref is None or not isinstance(ms, (int, float)):
+            continue
+        ratio = ref / ms if ms > 0 else math.inf
+        if ratio > factor and ratio > worst.get(p["variant"], (0, None))[0]:
+            worst[p["variant"]] = (ratio, p)
+    flagged = []
+    for v in (student or {}).get("variants", []):
+        if v.get("reference") or v["name"] not in worst:
+            continue
+        ratio, p = worst[v["name"]]
+        case = ", ".join(str(c) for c in (p.get("pattern"), p.get("params")) if c)
+        flag = (f"{TIMING_FLAG}: {_times(ratio)} faster than the reference solution at "
+                f"{p['width']}x{p['height']}" + (f" ({case})" if case else ""))
+        flags = v.setdefault("flags", [])
+        if flag not in flags:
+            flags.append(flag)
+        flagged.append(v["name"])
+    return flagged
+
+
+def flagged(variant):
+    """Whether a variant's timing is flagged for review (by labkit or by the grader)."""
+    return bool((variant or {}).get("flags"))
+
+
+def review(report):
+    """'variant: flag; ...' for every flagged variant of report ('' when none)."""
+    return "; ".join(f"{v['name']}: {f}" for v in report.get("variants", []) for f in v.get("flags", []))
+
+
 def timed_on(report):
     """' (k=3)' or ' (random)': what perf_by_variant's times were measured on, when a lab times
     several parameters or patterns; '' otherwise."""
@@ -126,7 +238,7 @@ def comparison_rows(student, solution):
         pool = common or set(a) or set(b)
         size = max(pool, key=lambda s: (s[0] * s[1], s)) if pool else None
         ams, bms = a.get(size), b.get(size)
-        ratio = f"{ams / bms:.2f}x" if ams and bms else "-"
+        ratio = "flagged" if flagged(st.get(name)) else f"{ams / bms:.2f}x" if ams and bms else "-"
         rows.append([name,
                      SHOWN.get(st.get(name, {}).get("status"), st.get(name, {}).get("status", "-")),
                      SHOWN.get(so.get(name, {}).get("status"), so.get(name, {}).get("status", "-")),
@@ -154,38 +266,57 @@ def print_environment(report):
 
 def print_details(report, title):
     """One line per variant that did not pass, with the grader's detail (first mismatch, ...);
-    one line in all when every variant failed the same way (a crash or timeout of the process)."""
+    one line in all when every variant failed the same way (a crash or timeout of the process);
+    then one line per flag of a variant (timing flagged for review)."""
     bad = [v for v in report.get("variants", [])
            if v.get("status") not in ("pass", "todo", "not-run", "skipped", "build-error")]
     why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
         f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
     if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:
         say(f"  {title} all {len(bad)} variants: {why(bad[0])}")
-        return
-    for v in bad:
-        say(f"  {title} {v['name']}: {why(v)}")
+    else:
+        for v in bad:
+            say(f"  {title} {v['name']}: {why(v)}")
+    for v in report.get("variants", []):
+        for f in v.get("flags", []):
+            say(f"  {title} {v['name']}: {f}")
 
 
-def write_run_outputs(args, runs, exit_status):
-    """--json (every report in one file) and --csv (one row per variant and size) of `grade`."""
+def write_back(report):
+    """Rewrites the JSON report a grader wrote (report["_file"]) with what labkit added to it
+    (flags, the sandbox of the build), so that the file says what the summaries say."""
+    if report.get("_file"):
+        write_atomic(report["_file"], json.dumps({k: v for k, v in report.items() if not k.startswith("_")},
+                                                 indent=2))
+
+
+def csv_text(rows):
+    """rows as CSV text, for write_atomic."""
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return out.getvalue()
+
+
+def write_run_outputs(args, runs, exit_status, sandbox):
+    """--json (every report in one file) and --csv (one row per variant and size) of `grade`;
+    sandbox: the label of the run's sandbox."""
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"exit_status": exit_status, "runs": runs}, indent=2))
+        write_atomic(args.json, json.dumps({"exit_status": exit_status, "sandbox": sandbox, "runs": runs},
+                                           indent=2))
         say(f"wrote {args.json}")
     if args.csv:
-        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["lab", "label", "variant", "kind", "status", "detail", "pattern", "params",
-                        "width", "height", "kernel_ms", "e2e_ms"])
-            for r in runs:
-                perf = {}
-                for p in r.get("performance", []) or []:
-                    perf.setdefault(p.get("variant"), []).append(p)
-                for v in r.get("variants", []):
-                    for p in perf.get(v["name"]) or [{}]:
-                        w.writerow([r.get("lab"), r.get("label"), v["name"], v.get("kind", ""),
-                                    v.get("status"), v.get("detail", ""), p.get("pattern", ""),
-                                    p.get("params", ""), p.get("width", ""),
-                                    p.get("height", ""), p.get("kernel_ms", ""), p.get("e2e_ms", "")])
+        rows = [["lab", "label", "variant", "kind", "status", "detail", "flags", "pattern", "params",
+                 "width", "height", "kernel_ms", "e2e_ms", "sandbox"]]
+        for r in runs:
+            perf = {}
+            for p in r.get("performance", []):
+                perf.setdefault(p.get("variant"), []).append(p)
+            for v in r.get("variants", []):
+                for p in perf.get(v["name"]) or [{}]:
+                    rows.append([r.get("lab"), r.get("label"), v["name"], v.get("kind", ""),
+                                 v.get("status"), v.get("detail", ""), "; ".join(v.get("flags", [])),
+                                 p.get("pattern", ""), p.get("params", ""), p.get("width", ""),
+                                 p.get("height", ""), p.get("kernel_ms", ""), p.get("e2e_ms", ""),
+                                 r.get("sandbox", sandbox)])
+        write_atomic(args.csv, csv_text(rows))
         say(f"wrote {args.csv}")

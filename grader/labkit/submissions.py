@@ -1,11 +1,18 @@
-"""Submitted folders and archives: unpacking them safely, finding the student files in whatever
-layout they came in, and staging them as <staged>/<lab>/<file> for a build with
--Dsubmission=<staged>."""
+"""Submitted folders and archives, read as data, not as paths: only regular files with the lab's
+student file names are taken, wherever they sit in whatever layout; links (and folders reached
+through one), devices, fifos, sockets, archive members outside the archive and oversized files
+are refused with a note each, and the starter's file stands in for them. Nothing is unpacked:
+the chosen files' bytes are staged as <staged>/<lab>/<file> for a build with
+-Dsubmission=<staged>, in a work folder outside the kit (classroom.work_dir_of)."""
 
+import errno
+import os
 import re
 import shutil
+import stat
 import tarfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .util import ROOT, LabkitError
@@ -14,52 +21,246 @@ from .util import ROOT, LabkitError
 # the "data" filter (no links out, no devices, sane modes) wherever it exists (3.11.4 and later).
 TAR_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
+MAX_FILE_BYTES = 1 << 20  # one student file: the largest solution file is a few KiB
+MAX_ARCHIVE_BYTES = 64 << 20  # an archive's members together, unpacked (what is read to list it)
+MAX_ENTRIES = 10_000  # archive members, or files and folders of a folder, looked at
+MAX_NOTES = 5  # notes on refused archive members that are no student file, before "and N more"
 
-def safe_extract(archive, dest):
-    """Unpacks a .zip/.tar(.gz) submission, refusing members that would land outside dest."""
-    dest = Path(dest).resolve()
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
 
-    def check(name):
-        target = (dest / name).resolve()
-        if target != dest and dest not in target.parents:
-            raise LabkitError(f"{archive}: member {name!r} points outside the archive")
+class Refused(Exception):
+    """A file of the submission that is not taken, and why (the text of its note)."""
 
+
+@dataclass(frozen=True)
+class Entry:
+    """A file of the submission with a student file's name: where it sits (path parts), and how
+    to get its bytes (load() returns them or raises Refused)."""
+    parts: tuple
+    load: object
+
+
+def refused(why):
+    def load():
+        raise Refused(why)
+    return load
+
+
+def size_problem(size):
+    return f"{size} bytes, over the limit of {MAX_FILE_BYTES // 1024} KiB for a student file"
+
+
+# ---- folders ------------------------------------------------------------------------------------
+
+def read_regular(root, parts):
+    """The bytes of root/parts..., opened one component at a time without following a link (a
+    folder on the way included), and only if it is a regular file within MAX_FILE_BYTES."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as z:
-                for n in z.namelist():
-                    check(n)
-                z.extractall(dest)
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        # O_NONBLOCK: a fifo put there after the listing must not hang labkit on open.
+        fd_file = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fd)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise Refused("a symbolic link, or inside a linked folder") from None
+        raise Refused(f"cannot be read ({e.strerror})") from None
+    finally:
+        os.close(fd)
+    with os.fdopen(fd_file, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused("not a regular file (a device, fifo or socket)")
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise Refused(size_problem(max(info.st_size, len(data))))
+    return data
+
+
+def folder_entries(root, names, notes):
+    """The entries of the folder root named like a student file (a name of names), found
+    without following links; a link to a folder is noted, never entered."""
+    found, seen, todo = [], 0, [()]
+    while todo:
+        where = todo.pop()
+        try:
+            listing = list(os.scandir(os.path.join(root, *where)))
+        except OSError as e:
+            notes.append(f"{'/'.join(where) or '.'}: cannot be listed ({e.strerror})")
+            continue
+        for e in sorted(listing, key=lambda e: e.name):
+            seen += 1
+            if seen > MAX_ENTRIES:
+                notes.append(f"more than {MAX_ENTRIES} files and folders: the rest was not looked at")
+                return found
+            parts = where + (e.name,)
+            if e.is_symlink():
+                if e.name in names:
+                    found.append(Entry(parts, refused("a symbolic link")))
+                elif os.path.isdir(e.path):
+                    notes.append(f"{'/'.join(parts)}: a link to a folder, not followed")
+            elif e.is_dir(follow_symlinks=False):
+                todo.append(parts)
+            elif e.name in names:
+                found.append(Entry(parts, lambda parts=parts: read_regular(root, parts))
+                             if e.is_file(follow_symlinks=False)
+                             else Entry(parts, refused("not a regular file (a device, fifo or socket)")))
+    return found
+
+
+# ---- archives -----------------------------------------------------------------------------------
+
+def member_parts(name):
+    """A member's path parts ('\\' counts as a separator too: archives made on Windows), or
+    raises Refused when it is absolute or climbs out with '..'."""
+    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+        raise Refused("an absolute path")
+    parts = tuple(p for p in re.split(r"[/\\]", name) if p not in ("", "."))
+    if ".." in parts:
+        raise Refused("a path with '..'")
+    return parts
+
+
+class ArchiveReader:
+    """Lists the members of an archive that are named like a student file, reading their bytes
+    within the limits, and notes every member it refuses."""
+
+    def __init__(self, names, notes):
+        self.names, self.notes = names, notes
+        self.found, self.total, self.count, self.left_out = {}, 0, 0, 0
+
+    def refuse(self, name, why, parts=None):
+        """A refused member: a student file's note comes from stage(), any other's from here."""
+        if parts and parts[-1] in self.names:
+            self.found[parts] = Entry(parts, refused(why))
+            return
+        if self.left_out < MAX_NOTES:
+            self.notes.append(f"archive member {name!r} refused: {why}")
+        self.left_out += 1
+
+    def add(self, name, kind, size, read):
+        """One member: kind 'file', 'dir', 'link' or 'special'; size, what its header says;
+        read() -> its first MAX_FILE_BYTES + 1 bytes. Returns False once the archive is past its
+        limits (stop listing)."""
+        self.count += 1
+        if self.count > MAX_ENTRIES:
+            self.notes.append(f"more than {MAX_ENTRIES} archive members: the rest was not looked at")
+            return False
+        try:
+            parts = member_parts(name)
+        except Refused as e:
+            self.refuse(name, str(e))
+            return True
+        if kind == "link":
+            self.refuse(name, "a link", parts)
+        elif kind == "special":
+            self.refuse(name, "not a regular file (a device or fifo)", parts)
+        elif kind == "file":
+            used = size
+            if parts and parts[-1] in self.names:
+                entry, got = self.loaded(parts, read, size)
+                self.found[parts], used = entry, max(size, got)
+            self.total += used
+            if self.total > MAX_ARCHIVE_BYTES:
+                self.notes.append(f"the archive unpacks to more than {MAX_ARCHIVE_BYTES >> 20} MiB: "
+                                  "the members past that were not looked at")
+                return False
+        return True
+
+    @staticmethod
+    def loaded(parts, read, size):
+        """(the entry of a student file's member, how many bytes were read of it)."""
+        if size > MAX_FILE_BYTES:
+            return Entry(parts, refused(size_problem(size))), 0
+        try:
+            data = read()
+        except (OSError, RuntimeError, ValueError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
+            # RuntimeError: an encrypted zip member; the others: a broken compressed stream.
+            return Entry(parts, refused(f"cannot be read ({str(e)[:80] or e.__class__.__name__})")), 0
+        if len(data) > MAX_FILE_BYTES:
+            return Entry(parts, refused(size_problem(len(data)))), len(data)
+        return Entry(parts, lambda: data), len(data)
+
+    def entries(self):
+        if self.left_out > MAX_NOTES:
+            self.notes.append(f"... and {self.left_out - MAX_NOTES} more archive members refused")
+        return list(self.found.values())
+
+
+def first_bytes(stream):
+    """Up to MAX_FILE_BYTES + 1 bytes of an archive member: enough to tell that it is too big."""
+    with stream:
+        return stream.read(MAX_FILE_BYTES + 1)
+
+
+def zip_kind(info):
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        return "link"
+    if info.is_dir():
+        return "dir"
+    return "special" if mode and not stat.S_ISREG(mode) else "file"
+
+
+def tar_kind(member):
+    if member.issym() or member.islnk():
+        return "link"
+    if member.isdir():
+        return "dir"
+    return "file" if member.isfile() else "special"
+
+
+def archive_entries(path, names, notes):
+    """The members of the .zip or .tar(.gz) archive at path named like a student file."""
+    reader = ArchiveReader(names, notes)
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                for info in z.infolist():
+                    read = lambda info=info: first_bytes(z.open(info))
+                    if not reader.add(info.filename, zip_kind(info), info.file_size, read):
+                        break
         else:
-            with tarfile.open(archive) as t:
-                members = []
-                for m in t.getmembers():
-                    check(m.name)
-                    if m.isfile() or m.isdir():  # no links or devices
-                        members.append(m)
-                t.extractall(dest, members=members, **TAR_FILTER)
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError) as e:
+            with tarfile.open(path) as t:
+                for m in t:
+                    read = lambda m=m: first_bytes(t.extractfile(m))
+                    if not reader.add(m.name, tar_kind(m), m.size, read):
+                        break
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
         first = str(e).splitlines()[0].rstrip(":") if str(e) else e.__class__.__name__
-        raise LabkitError(f"{archive}: not a readable .zip or .tar(.gz) archive ({first})") from None
-    return dest
+        notes.append(f"not a readable .zip or .tar(.gz) archive ({first}): nothing more taken from it")
+    return reader.entries()
 
 
-def find_student_file(sub_dir, lab, name, labs):
-    """DIR/labs/<lab>/F, DIR/<lab>/F, DIR/F, else a single F found deeper (preferring one inside
-    a <lab> folder), so that an archive with an extra top-level folder still works. labs: every
-    lab of the kit, so that a same-named file of another lab is not taken."""
-    for cand in (sub_dir / "labs" / lab / name, sub_dir / lab / name, sub_dir / name):
-        if cand.is_file():
-            return cand
-    other_labs = set(labs) - {lab}
-    found = [p for p in sub_dir.rglob(name) if p.is_file() and p.parent.name not in other_labs]
-    in_lab = [p for p in found if p.parent.name == lab]
-    for group in (in_lab, found):
+# ---- staging ------------------------------------------------------------------------------------
+
+def submission_entries(src, names, notes):
+    """The entries of a submitted folder or archive named like a student file (names)."""
+    if Path(src).is_dir():
+        return folder_entries(src, names, notes)
+    return archive_entries(src, names, notes)
+
+
+def pick(entries, lab, name, labs, notes):
+    """The entry lab's file `name` is taken from: labs/<lab>/F, <lab>/F, F at the top, else a
+    single F deeper (preferring one inside a <lab> folder), so that an archive with an extra
+    top-level folder still works; never one in another lab's folder (labs: every lab of the
+    kit). None, with a note when there are several to choose from, when there is none."""
+    want = tuple(name.split("/"))
+    named = {e.parts: e for e in entries if e.parts[-len(want):] == want}
+    for parts in (("labs", lab) + want, (lab,) + want, want):
+        if parts in named:
+            return named[parts]
+    folder = lambda e: e.parts[-len(want) - 1] if len(e.parts) > len(want) else ""
+    deeper = [e for e in named.values() if folder(e) not in set(labs) - {lab}]
+    in_lab = [e for e in deeper if folder(e) == lab]
+    for group in (in_lab, deeper):
         if len(group) == 1:
             return group[0]
+    if len(deeper) > 1:
+        notes.append(f"{lab}: {name} is there {len(deeper)} times, none in labs/{lab}/ or {lab}/: "
+                     "starter used")
     return None
 
 
@@ -78,30 +279,36 @@ def submission_name(path, taken):
 
 
 def stage(src, staged, lab_files, all_labs, graded):
-    """Copies each lab's student files from the submission src into staged/<lab>/, the
-    starter's (labs/<lab>/) where one was not handed in. lab_files: lab -> file names, for every
-    lab of the kit (the submission's build configures them all); graded: the labs being graded.
-    Returns notes on what was missing, one per graded lab that missed something."""
+    """Writes each graded lab's student files, taken from the submission src (a folder or an
+    archive), into staged/<lab>/, and the starter's (labs/<lab>/) for every file not handed in
+    or refused. lab_files: lab -> file names, for every lab of the kit (the submission's build
+    configures them all: a lab not graded gets its starter); graded: the labs being graded.
+    Returns the notes: what was refused and why, and what was missing, per graded lab."""
     if staged.exists():
         shutil.rmtree(staged)
     notes = []
-    # Fresh copies (new mtimes), so that ninja rebuilds whatever changed since the last run.
+    names = {f.split("/")[-1] for lab in graded for f in lab_files[lab]}
+    entries = submission_entries(src, names, notes)
+    # Fresh files (new mtimes), so that ninja rebuilds whatever changed since the last run.
     for lab, files in lab_files.items():
         (staged / lab).mkdir(parents=True)
         missing = []
         for f in files:
             dest = staged / lab / f
             dest.parent.mkdir(parents=True, exist_ok=True)
-            # A lab not graded keeps its starter: never a same-named file of another lab.
-            found = find_student_file(src, lab, f, all_labs) if lab in graded else None
-            if found is None:
-                starter = ROOT / "labs" / lab / f
-                if not starter.is_file():
-                    raise LabkitError(f"{lab}: {f} is neither in the submission nor in labs/{lab}/")
-                shutil.copyfile(starter, dest)
+            entry = pick(entries, lab, f, all_labs, notes) if lab in graded else None
+            if entry is not None:
+                try:
+                    dest.write_bytes(entry.load())
+                    continue
+                except Refused as e:
+                    notes.append(f"{lab}: {'/'.join(entry.parts)} refused ({e}): starter used")
+            starter = ROOT / "labs" / lab / f
+            if not starter.is_file():
+                raise LabkitError(f"{lab}: labs/{lab}/{f}, the starter's file, is missing from the kit")
+            shutil.copyfile(starter, dest)
+            if entry is None:
                 missing.append(f)
-            else:
-                shutil.copyfile(found, dest)
         if missing and lab in graded:
             notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}")
     return notes

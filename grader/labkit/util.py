@@ -1,14 +1,15 @@
 """Kit paths, the one-line error type, and small printing helpers every module uses."""
 
+import hashlib
 import os
 import re
 import shlex
+import tempfile
 from pathlib import Path
 
 # grader/labkit/util.py -> the kit's root folder.
 ROOT = Path(os.path.abspath(__file__)).parents[2]
 RESULTS = ROOT / "results"
-SUBMISSION_BUILDS = ROOT / "build-submissions"
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -44,6 +45,43 @@ def kit_path(path):
     results/, dist/, ...) unless absolute."""
     p = Path(path).expanduser()
     return p if p.is_absolute() else ROOT / p
+
+
+def inside(path, folder):
+    """Whether path is folder or lies under it, symbolic links resolved on both sides."""
+    path, folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return path == folder or folder in path.parents
+
+
+def default_work_dir():
+    """Where submissions are staged and built unless --work-dir says otherwise: a cache folder
+    outside the kit (a submission inside it could reach solutions/ by a relative #include), one per
+    kit checkout, so that two kits on one machine never share a build."""
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    tag = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    return base / "labkit" / tag / "submissions"
+
+
+def write_atomic(path, data):
+    """Writes data (text or bytes) to path through a temporary file in the same folder and
+    os.replace: a reader, a Ctrl-C or a kill never meets half a file, only the old one or the new
+    one. The file keeps the mode of the one it replaces (0644 when new)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def first_errors(text, limit=15):

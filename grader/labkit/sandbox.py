@@ -1,0 +1,184 @@
+"""Bubblewrap, the sandbox of everything that compiles or runs a submission's code.
+
+labkit compiles a submission's runner inside it (CompileSandbox, handed to build.make); each
+lab's grader runs every runner inside it when handed `--sandbox PATH_TO_BWRAP`
+(programs.sandbox_option). Inside: a user namespace (uid 65534 when labkit runs as root, else
+the caller's own uid), no network, a PID namespace that dies with labkit, /usr read-only, of /etc
+only what the compilers need (so `#include "/etc/shadow"` finds nothing), and of the kit a
+read-only view without the reference solution, the results and the build folders.
+
+Where bubblewrap cannot start (not installed, no user namespaces) or --no-sandbox turns it off,
+grading still runs, with resource limits on the compile, and the output, every report and the
+class files say "not sandboxed: <why>"."""
+
+import functools
+import os
+import re
+import resource
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .proc import capture, tool_env
+from .util import ROOT, LabkitError, inside
+
+NOBODY = 65534  # the uid and gid inside the sandbox when labkit runs as root
+PROBE_TIMEOUT_S = 30
+OFFLINE_BWRAP = ROOT / "third_party" / "root" / "usr" / "bin" / "bwrap"  # from ./labkit setup --offline
+TMP_BYTES = 1 << 30  # the sandbox's /tmp, in memory: nvcc's intermediate files
+# Per-process limits of a submission's compile, sandboxed or not: a file that #includes
+# /dev/zero makes the compiler read until memory runs out, which must end as a compile error, not
+# in the OOM killer; no object file is a gigabyte.
+COMPILE_LIMITS = {resource.RLIMIT_AS: 8 << 30, resource.RLIMIT_FSIZE: 1 << 30, resource.RLIMIT_CORE: 0}
+# Of /etc, only what the compilers need: the alternatives behind /usr/bin/c++ (cc, ...) and the
+# dynamic loader's cache (Debian's libraries sit in multiarch folders the loader does not search
+# by itself).
+ETC_KEPT = ("/etc/alternatives", "/etc/ld.so.cache")
+# The system's top-level folders besides /usr: links into it on a merged /usr (Debian 12, Ubuntu
+# 24.04), folders of their own on an older system.
+SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What of the kit a submission's compile must not see, as patterns under the kit's root: the
+# reference and the kit tests that hold broken and cheating student files (what `dist` leaves out
+# of the student tarball), every report and build folder, and git's history, which holds the
+# reference too.
+HIDDEN = ("solutions", ".ci", "labs/*/kit/tests/reference", "results", "dist", ".git", "build*")
+NINJA_COMMAND_RE = re.compile(r"^ command = (\S+)", re.M)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The sandbox of one labkit run: bwrap's path, or None and why there is none."""
+    bwrap: str | None = None
+    why_not: str = ""
+
+    @property
+    def label(self):
+        """What the output, the reports and the class files say about it."""
+        if self.bwrap:
+            return f"bubblewrap, uid {NOBODY if os.geteuid() == 0 else os.getuid()}"
+        return f"not sandboxed: {self.why_not}"
+
+    @property
+    def grader_value(self):
+        """The value of the graders' --sandbox option."""
+        return self.bwrap or "off"
+
+
+def find_bwrap():
+    """bwrap on PATH, else the one `./labkit setup --offline` unpacked; None when neither."""
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    return str(OFFLINE_BWRAP) if os.access(OFFLINE_BWRAP, os.X_OK) else None
+
+
+def choose(disabled=False):
+    """The sandbox of this run: bubblewrap when it starts here, else none and why."""
+    if disabled:
+        return Sandbox(None, "turned off with --no-sandbox")
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return Sandbox(None, "bubblewrap (bwrap) is not installed; ./labkit setup installs it")
+    why = probe(bwrap)
+    return Sandbox(None if why else bwrap, why)
+
+
+@functools.lru_cache(maxsize=None)
+def probe(bwrap):
+    """'' when bwrap starts a sandbox here, else why not, in its own words: once per run, since a
+    machine without user namespaces refuses every time."""
+    try:
+        rc, out, timed_out = capture([bwrap, *system_view(), "/usr/bin/true"], timeout=PROBE_TIMEOUT_S)
+    except LabkitError as e:
+        return str(e)
+    if timed_out:
+        return f"{bwrap} did not start within {PROBE_TIMEOUT_S} s"
+    if rc != 0:
+        said = [l.strip() for l in out.splitlines() if l.strip()]
+        return f"bubblewrap cannot start here ({said[-1] if said else f'exit status {rc}'})"
+    return ""
+
+
+def identity():
+    """As root: nobody, in a user namespace of its own; as anyone else: themselves, in one."""
+    if os.geteuid() == 0:
+        return ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    return ["--unshare-user"]
+
+
+def system_view():
+    """bwrap options shared by every sandbox: new namespaces of every kind (no network, its own
+    PIDs), ended with labkit, a session of its own (no typing into labkit's terminal), the
+    system read-only, a small /etc, a fresh /proc, /dev and /tmp."""
+    args = ["--unshare-all", "--die-with-parent", "--new-session", *identity(), "--ro-bind", "/usr", "/usr"]
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    for f in ETC_KEPT:
+        args += ["--ro-bind-try", f, f]
+    return args + ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+
+
+def hidden_folders(root=ROOT):
+    """The folders of HIDDEN that exist under root (real folders only: a link is no place to
+    mount over, and where it points is not in the sandbox)."""
+    root = Path(os.path.realpath(root))
+    found = {p for pattern in HIDDEN for p in root.glob(pattern) if p.is_dir() and not p.is_symlink()}
+    return sorted(str(p) for p in found)
+
+
+def toolkits(build_dir, extra=()):
+    """Install prefixes (the folder above bin/) of the programs a build runs that live outside
+    /usr and the kit, e.g. nvcc in /opt/cuda/bin: they must be visible in the sandbox. Never "/",
+    the home folder, or a folder that holds the kit."""
+    try:
+        names = set(NINJA_COMMAND_RE.findall((Path(build_dir) / "build.ninja").read_text(errors="replace")))
+    except OSError:
+        names = set()
+    path, out = tool_env().get("PATH"), set()
+    for name in names | set(extra):
+        found = shutil.which(name, path=path)
+        if not found:
+            continue
+        real = Path(os.path.realpath(found))
+        prefix = real.parent.parent if real.parent.name == "bin" else real.parent
+        if inside(real, "/usr") or inside(real, ROOT) or prefix in (Path("/"), Path.home()) \
+                or inside(ROOT, prefix):
+            continue
+        out.add(str(prefix))
+    return sorted(out)
+
+
+class CompileSandbox:
+    """The sandbox of one submission's compile (build.make's confine): the system view, the kit
+    read-only without HIDDEN, the work folder hidden but for this submission's staged sources
+    (read-only) and build folder (the one writable place besides /tmp), and an environment of
+    PATH, HOME and TMPDIR only (a build can #include /proc/self/environ). The meson setup of that
+    build folder runs outside: it runs no student code and reads no student file."""
+
+    limits = COMPILE_LIMITS
+
+    def __init__(self, sandbox, build_dir, staged, work_root):
+        self.sandbox = sandbox
+        self.build_dir = os.path.realpath(build_dir)
+        self.staged = os.path.realpath(staged)
+        self.work_root = os.path.realpath(work_root)
+
+    def wrap(self, cmd):
+        """cmd (ninja with its absolute path) as it runs in the sandbox; unchanged without one."""
+        if not self.sandbox.bwrap:
+            return cmd
+        root = os.path.realpath(ROOT)
+        args = [self.sandbox.bwrap, *system_view()]
+        for prefix in toolkits(self.build_dir, [str(cmd[0])]):
+            args += ["--ro-bind", prefix, prefix]
+        args += ["--ro-bind", root, root]
+        for folder in hidden_folders(root):
+            args += ["--tmpfs", folder, "--remount-ro", folder]
+        args += ["--tmpfs", self.work_root, "--ro-bind", self.staged, self.staged,
+                 "--bind", self.build_dir, self.build_dir,
+                 "--clearenv", "--setenv", "PATH", tool_env().get("PATH", "/usr/bin:/bin"),
+                 "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", self.build_dir]
+        return args + [str(c) for c in cmd]
