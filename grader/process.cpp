@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,12 +112,42 @@ private:
     std::uintmax_t written_ = 0, dropped_ = 0;
 };
 
+// Kills and reaps every process that was reparented to this one (it is their subreaper): what a
+// child started and left behind (a double fork, a setsid daemon), without a sandbox's PID
+// namespace to end it. Loops because killing one may orphan its own children.
+void reap_orphans() {
+    constexpr int kRounds = 50;
+    for (int round = 0; round < kRounds; ++round) {
+        bool found = false;
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::ifstream stat(entry.path() / "stat");
+            std::string line;
+            std::getline(stat, line);
+            const auto close = line.rfind(')');  // the command name may hold spaces and parentheses
+            if (close == std::string::npos) continue;
+            char state = 0;
+            int ppid = 0;
+            if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) != 2 || ppid != ::getpid()) continue;
+            const pid_t pid = std::stoi(name);
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+            found = true;
+        }
+        if (!found) return;
+    }
+}
+
 constexpr std::size_t kMaxLineBytes = 64 << 10;   // a report line is short; longer is noise
 constexpr std::size_t kMaxKeptLines = 100000;      // lines kept for last(); more are seen, not kept
 
 }  // namespace
 
 ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& options, const LineHandler& on_line) {
+    // Orphans of the child come to this process rather than to init, so that none survives it.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     int report[2], output[2];
     if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(output, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -175,6 +206,9 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         if (progress) last_progress = Clock::now();
         if (out.lines.size() < kMaxKeptLines) out.lines.emplace_back(std::move(key), std::move(value));
     };
+    int status = 0;
+    bool reaped = false;
+    auto exited_at = start;
     while (report_open || output_open) {
         pollfd p[2] = {{report_open ? report[0] : -1, POLLIN, 0}, {output_open ? output[0] : -1, POLLIN, 0}};
         constexpr int kPollSliceMs = 200;  // how often the clocks and the watched folder are looked at
@@ -201,6 +235,14 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
             }
         }
         if (!report_open && !output_open) break;
+        // The child is gone but something it started holds the pipes: take what is in flight,
+        // then end it (below) rather than wait for it.
+        constexpr double kDrainS = 0.5;
+        if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
+            reaped = true;
+            exited_at = Clock::now();
+        }
+        if (reaped && seconds_since(exited_at) > kDrainS) break;
         char why[160];
         if (seconds_since(last_progress) > options.silence_timeout_s) {
             std::snprintf(why, sizeof why, "no progress for %.0f s: killed (a hang or deadlock?)", options.silence_timeout_s);
@@ -217,9 +259,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     ::close(output[0]);
     // Both pipes are closed: the child exited, or closed them and lingers. Give it the same
     // allowance to exit, then kill its group: what it started must not outlive it either.
-    int status = 0;
-    bool reaped = false;
-    while (out.why.empty()) {
+    while (out.why.empty() && !reaped) {
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR)) {
             reaped = r == pid;
@@ -237,6 +277,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     ::kill(-pid, SIGKILL);
     while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    reap_orphans();
     out.silent_s = seconds_since(last_progress);
     if (out.why.empty()) {
         if (WIFSIGNALED(status)) {

@@ -328,6 +328,19 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         CHECK(size < grader::kMaxLogBytes + 200);
         std::filesystem::remove(log);
     }
+    SECTION("nothing a child started survives it: a setsid daemon is found and killed") {
+        const auto marker = std::filesystem::temp_directory_path() / "labkit-test-daemon";
+        for (const std::string keeps_pipe : {"", " 3>&-"}) {  // holding the report pipe open, or not
+            CAPTURE(keeps_pipe);
+            std::filesystem::remove(marker);
+            const auto out = sh("setsid sh -c 'sleep 3; touch " + marker.string() + "' > /dev/null 2>&1 < /dev/null" +
+                                    keeps_pipe + " & exit 0",
+                                limits(10));
+            CHECK(out.exit_code == 0);
+            std::this_thread::sleep_for(std::chrono::seconds(4));
+            CHECK_FALSE(std::filesystem::exists(marker));
+        }
+    }
     SECTION("a child that fills its folder is stopped") {
         const auto dir = std::filesystem::temp_directory_path() / "labkit-test-fill";
         std::filesystem::create_directories(dir);

@@ -3,6 +3,9 @@
 # build for the GPU, then run what STEP names, with every log and report under OUT.
 #   tools/gpu_session.sh OUT check [LAB...]   the kit's tests, then each LAB's solution graded
 #                                             on the default cases (no timing)
+#   tools/gpu_session.sh OUT sandbox [LAB...]  each LAB's solution graded (quick timing) with the
+#                                             runner sandboxed and not, twice each, alternating:
+#                                             the sandbox's cost in wall time
 #   tools/gpu_session.sh OUT perf LAB [grader options...]
 #                                             the LAB's solution timed by its grader (JSON, CSV,
 #                                             Markdown), e.g. --threads 1,4,16 --perf-params k=3
@@ -27,6 +30,23 @@ case "$step" in
     done
     grep -E "^[0-9]+ passed" "$out/test.log"
     grep -E "FAIL|TIMEOUT" "$out/test.log" | head -10 ;;
+  sandbox)
+    bwrap=$(command -v bwrap || echo "$PWD/third_party/root/usr/bin/bwrap")
+    for lab in "$@"; do
+        for round in 1 2; do
+            for mode in "$bwrap" off; do
+                start=$(date +%s.%N)
+                "build/labs/${lab}_grader" grade --runner "build/labs/${lab}_solution_runner" --label solution \
+                    --seed 2026 --quick --sandbox "$mode" --json "$out/$lab-sandbox-$round-$(basename "$mode").json" \
+                    > "$out/sandbox-$lab-$round-$(basename "$mode").log" 2>&1
+                rc=$?
+                end=$(date +%s.%N)
+                printf '%s round %d sandbox=%s exit %d wall %.2f s\n' "$lab" "$round" "$(basename "$mode")" "$rc" \
+                    "$(python3 -c "print(f'{$end - $start:.2f}')")" | tee -a "$out/sandbox-times.txt"
+            done
+        done
+        grep -h "^Student code" "$out/sandbox-$lab-1-"*.log
+    done ;;
   perf)
     lab=${1:?LAB}; shift
     # The grader itself: its options (--threads, --perf-params, ...) pass through as they are.

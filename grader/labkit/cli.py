@@ -45,8 +45,15 @@ def make_parser():
     who.add_argument("--solution", action="store_true", help="grade only the reference solution")
     who.add_argument("--submission", nargs="+", metavar="DIR",
                      help="instructor: grade these submitted folders (or .zip/.tar.gz archives); "
-                     "each is built apart in build-submissions/<name>/, and the class is "
-                     "summarised in results/class.csv and results/class.json")
+                     "only their student files are taken (no links, devices or files over 1 MiB), "
+                     "each is built apart in the work folder (--work-dir) inside the sandbox, and "
+                     "the class is summarised in results/class.csv and results/class.json")
+    p.add_argument("--work-dir", metavar="DIR",
+                   help="with --submission: where submissions are staged and built, outside the kit "
+                   "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="compile and run submissions without bubblewrap (by default they are "
+                   "sandboxed when bwrap starts here); every report then says 'not sandboxed'")
     p.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
     p.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
     p.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
@@ -62,7 +69,8 @@ def make_parser():
                    "binary (its default: 60)")
     p.add_argument("--lab-timeout", type=positive(float), metavar="SEC",
                    help="wall-clock limit of one grader process, after which its whole process "
-                   "group is killed (default: (per-variant limit, else 120) x (variants + 1) + 60)")
+                   "group is killed (default: (per-variant limit, else 120) x (the kit's variants + 1) "
+                   "+ 60, at most 6 hours)")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
                    help="run every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
                    "racecheck, synccheck or initcheck; quick sizes, no timing), each in its own run, "

@@ -6,8 +6,9 @@ from pathlib import Path
 from .build import build_dir_of, ensure_configured, ninja, open_build
 from .classroom import grade_submissions
 from .grading import grade_default
-from .programs import lab_programs, list_variants, query
+from .programs import lab_programs, list_variants, query, sandbox_option
 from .proc import execute
+from .sandbox import choose
 from .sanitize import grade_sanitized
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, show_cmd
 
@@ -27,10 +28,13 @@ def cmd_grade(args):
     if args.sanitize:
         if args.submission:
             raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
-        return grade_sanitized(args, args.labs)
+        return grade_sanitized(args, args.labs, choose(args.no_sandbox))
+    if args.work_dir and not args.submission:
+        raise UsageError("--work-dir is where --submission stages and builds submissions: give both")
+    sandbox = choose(args.no_sandbox)
     if args.submission:
-        return grade_submissions(args, args.labs)
-    return grade_default(args, args.labs)
+        return grade_submissions(args, args.labs, sandbox)
+    return grade_default(args, args.labs, sandbox)
 
 
 def check_output_file(path, option):
@@ -50,7 +54,7 @@ def cmd_run(args):
     build = open_build(build_dir_of(args))
     grader, runner = lab_programs(build, args.lab, args.solution)
     cmd = [grader, "run", args.variant, "--runner", runner, "--input", args.input,
-           "--output", args.output]
+           "--output", args.output, *sandbox_option(grader, choose())]
     if args.raw:
         cmd += ["--raw", args.raw]
     cmd += getattr(args, "extra", [])
@@ -64,11 +68,12 @@ def cmd_run(args):
 
 def cmd_list(args):
     build = open_build(build_dir_of(args))
+    sandbox = choose()
     for lab in build.select([args.lab] if args.lab else []):
         grader, runner = lab_programs(build, lab, args.solution)
         say(f"{lab}  ({rel(grader)} --runner {rel(runner)})")
         print_table(["variant", "kind", "summary"],
-                    [[v["name"], v["kind"], v["summary"]] for v in list_variants(grader, runner)])
+                    [[v["name"], v["kind"], v["summary"]] for v in list_variants(grader, runner, sandbox)])
         if args.files:
             say("student files, in order: " + ", ".join(query(grader, "list-files")))
         say("")

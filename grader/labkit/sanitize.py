@@ -9,10 +9,12 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from .build import build_dir_of, open_build
-from .programs import build_grader, lab_programs, list_variants
+from .programs import build_grader, knows_sandbox, lab_programs, list_variants
 from .proc import capture, execute, tool_env
 from .reports import FAILING
-from .util import RESULTS, LabkitError, print_table, rel, say
+from .util import RESULTS, LabkitError, print_table, rel, say, write_atomic
+
+UNSANDBOXED = "not sandboxed: under compute-sanitizer, which must follow the runner"
 
 # compute-sanitizer's exit status when it found errors (--error-exitcode): anything the grader
 # itself returns (0, 1, 2) stays distinguishable.
@@ -60,6 +62,8 @@ def sanitize_variant(sanitizer, tool, grader, runner, label, variant, out_dir, a
            "--label", label, "--variants", variant, "--no-perf", "--json", json_path,
            "--photos", "", "--sizes", args.sizes or SANITIZE_SIZES, "--diff-dir", out_dir / "diff",
            "--timeout", args.timeout or 300]
+    if knows_sandbox(grader):  # compute-sanitizer must follow the runner: no namespaces between
+        cmd += ["--sandbox", "off"]
     if args.seed is not None:
         cmd += ["--seed", args.seed]
     json_path.unlink(missing_ok=True)  # a report left by an earlier run must not count
@@ -75,10 +79,12 @@ def sanitize_variant(sanitizer, tool, grader, runner, label, variant, out_dir, a
     return verdict, found, findings, log_path
 
 
-def grade_sanitized(args, labs):
+def grade_sanitized(args, labs, sandbox):
     """Every GPU variant of one tree, each in its own grader run under compute-sanitizer, on the
     quick sizes without timing: a race, an out-of-bounds access or a misplaced barrier is reported
-    against the variant that has it, even when the output happened to come out right."""
+    against the variant that has it, even when the output happened to come out right. This
+    checkout's own code, so the runs under the sanitizer are not sandboxed (sandbox only lists
+    the variants)."""
     tool = args.sanitize
     build = open_build(build_dir_of(args))
     if build.cuda is False:  # absent: an older build description; let the grader decide
@@ -93,7 +99,7 @@ def grade_sanitized(args, labs):
         out_dir = RESULTS / "sanitize" / f"{lab}-{label}-{tool}"
         out_dir.mkdir(parents=True, exist_ok=True)
         rows, report = [], []
-        chosen = [v for v in list_variants(grader, runner)
+        chosen = [v for v in list_variants(grader, runner, sandbox)
                   if v["kind"] != "cpu" and any(fnmatch(v["name"], g) for g in globs)]
         for i, v in enumerate(chosen, 1):
             say(f"[{i}/{len(chosen)}] {tool}: {v['name']}")
@@ -103,10 +109,10 @@ def grade_sanitized(args, labs):
             rows.append([v["name"], verdict, "ERRORS" if found else "clean",
                          (findings[0] if findings else "")[:110]])
             report.append({"variant": v["name"], "status": verdict, "sanitizer": tool, "clean": not found,
-                           "findings": findings, "log": str(rel(log_path))})
+                           "findings": findings, "log": str(rel(log_path)), "sandbox": UNSANDBOXED})
         say("")
         say(f"--- {lab} ({label}) under compute-sanitizer --tool {tool} ---")
         print_table(["variant", "verdict", tool, "first finding (whole report in the log)"], rows)
-        (out_dir / "summary.json").write_text(json.dumps(report, indent=2))
-        say(f"logs: {rel(out_dir)}/<variant>.log")
+        write_atomic(out_dir / "summary.json", json.dumps(report, indent=2))
+        say(f"logs: {rel(out_dir)}/<variant>.log ({UNSANDBOXED})")
     return 1 if any_finding else 0

@@ -46,7 +46,7 @@ def refused(why):
 
 
 def size_problem(size):
-    return f"{size} bytes, over the limit of {MAX_FILE_BYTES // 1024} KiB for a student file"
+    return f"{size} bytes, over the limit of {MAX_FILE_BYTES >> 20} MiB for a student file"
 
 
 # ---- folders ------------------------------------------------------------------------------------
@@ -65,13 +65,13 @@ def read_regular(root, parts):
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.ENOTDIR):
             raise Refused("a symbolic link, or inside a linked folder") from None
-        raise Refused(f"cannot be read ({e.strerror})") from None
+        raise Refused(f"cannot be read: {e.strerror}") from None
     finally:
         os.close(fd)
     with os.fdopen(fd_file, "rb") as f:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise Refused("not a regular file (a device, fifo or socket)")
+            raise Refused("not a regular file but a device, fifo or socket")
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise Refused(size_problem(max(info.st_size, len(data))))
@@ -105,7 +105,7 @@ def folder_entries(root, names, notes):
             elif e.name in names:
                 found.append(Entry(parts, lambda parts=parts: read_regular(root, parts))
                              if e.is_file(follow_symlinks=False)
-                             else Entry(parts, refused("not a regular file (a device, fifo or socket)")))
+                             else Entry(parts, refused("not a regular file but a device, fifo or socket")))
     return found
 
 
@@ -155,7 +155,7 @@ class ArchiveReader:
         if kind == "link":
             self.refuse(name, "a link", parts)
         elif kind == "special":
-            self.refuse(name, "not a regular file (a device or fifo)", parts)
+            self.refuse(name, "not a regular file but a device or fifo", parts)
         elif kind == "file":
             used = size
             if parts and parts[-1] in self.names:
@@ -177,7 +177,7 @@ class ArchiveReader:
             data = read()
         except (OSError, RuntimeError, ValueError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
             # RuntimeError: an encrypted zip member; the others: a broken compressed stream.
-            return Entry(parts, refused(f"cannot be read ({str(e)[:80] or e.__class__.__name__})")), 0
+            return Entry(parts, refused(f"cannot be read: {str(e)[:80] or e.__class__.__name__}")), 0
         if len(data) > MAX_FILE_BYTES:
             return Entry(parts, refused(size_problem(len(data)))), len(data)
         return Entry(parts, lambda: data), len(data)
@@ -302,7 +302,7 @@ def stage(src, staged, lab_files, all_labs, graded):
                     dest.write_bytes(entry.load())
                     continue
                 except Refused as e:
-                    notes.append(f"{lab}: {'/'.join(entry.parts)} refused ({e}): starter used")
+                    notes.append(f"{lab}: {'/'.join(entry.parts)} refused ({e}), starter used")
             starter = ROOT / "labs" / lab / f
             if not starter.is_file():
                 raise LabkitError(f"{lab}: labs/{lab}/{f}, the starter's file, is missing from the kit")
