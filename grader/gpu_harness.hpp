@@ -70,10 +70,11 @@ public:
     // input (`fresh(run)`, run -1 the warm-up) and re-poisoned outputs, untimed; the policy counts
     // whole runs, so large images get fewer runs. After each kernels-only run, the wait for the
     // device to go idle is measured: work still running after the stop event (on a stream of its
-    // own) was not timed, and late_ms says so. `checked` gets the last kernels-only run's output.
+    // own) was not timed, and late_ms says so. `checked` gets the last kernels-only run's output,
+    // `checked_run` that run's number.
     using FreshInput = std::function<const labkit::HostImage<In>&(int run)>;
     PerfLine time(const Variant<C>& v, const Params& params, const FreshInput& fresh, const labkit::RunPolicy& policy,
-                  labkit::HostImage<Out>& checked) {
+                  labkit::HostImage<Out>& checked, int& checked_run) {
         labkit::L2Flusher flusher;
         load(fresh(-1).view());
         run(v, params);  // warm-up: module load, workspace and pool allocation
@@ -95,6 +96,7 @@ public:
             for (std::size_t i = 0; i < ms.size(); ++i) stages[i].push_back(ms[i]);
         }
         checked = download();
+        checked_run = static_cast<int>(total.size()) - 1;
 
         const auto& first = fresh(-1);
         labkit::PinnedBuffer<In> pinned_in(first.view().pixels());

@@ -161,6 +161,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     envp.push_back(nullptr);
     std::fflush(stdout);
     std::fflush(stderr);
+    const pid_t grader = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
@@ -173,7 +174,13 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         ::closefrom(kReportFd + 1);  // nothing else of the grader's is inherited
         if (options.sandbox) {
             if (!options.sandbox->enter(confinement)) ::_exit(kExecFailed);
-            ::execve(args[0], args.data(), envp.data());
+            // Killed with the grader (a lab wall-clock kill), whatever group it moves to; set
+            // after enter(), since a change of user clears it.
+            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != grader) ::_exit(kExecFailed);
+            if (env.empty())
+                ::execv(args[0], args.data());
+            else
+                ::execve(args[0], args.data(), envp.data());
         } else {
             ::execv(args[0], args.data());
         }
@@ -280,9 +287,16 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     reap_orphans();
     out.silent_s = seconds_since(last_progress);
     if (out.why.empty()) {
+        // bubblewrap passes on its child's death by signal N as the exit status 128 + N.
+        constexpr int kSignalExitBase = 128, kLastSignal = 64;
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+        const bool sandboxed = options.sandbox && options.sandbox->confined();
         if (WIFSIGNALED(status)) {
             out.end = ChildOutcome::End::crashed;
             out.signal = WTERMSIG(status);
+        } else if (sandboxed && code > kSignalExitBase && code <= kSignalExitBase + kLastSignal) {
+            out.end = ChildOutcome::End::crashed;
+            out.signal = code - kSignalExitBase;
         } else if (WIFEXITED(status) && WEXITSTATUS(status) == kExecFailed && out.lines.empty()) {
             out.end = ChildOutcome::End::not_started;
             out.exit_code = kExecFailed;

@@ -172,7 +172,9 @@ private:
                     report.send("begin", what);
                     GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
                     labkit::HostImage<Out> checked;
-                    const PerfLine line = gpu.time(v, params, fresh, r.policy, checked);
+                    int checked_run = 0;
+                    const PerfLine line = gpu.time(v, params, fresh, r.policy, checked, checked_run);
+                    seed = run_seed(r.seed, checked_run);  // the end-to-end runs came after it
                     send(line, checked.view());
 #endif
                 }

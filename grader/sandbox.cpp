@@ -85,7 +85,9 @@ Sandbox Sandbox::open(const std::string& spec) {
     none.drop_user_ = root;
     const std::string limits = root ? "kit limits, uid " + std::to_string(kSandboxUid) : "kit limits only";
     if (spec == "off") {
-        none.description_ = "not sandboxed: --sandbox off (" + limits + ")";
+        none.drop_user_ = false;
+        none.keep_environment_ = true;
+        none.description_ = "not sandboxed: --sandbox off (kit limits only)";
         return none;
     }
     const std::string bwrap = spec == "auto" ? find_on_path("bwrap") : spec;
@@ -150,6 +152,7 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
 }
 
 std::vector<std::string> Sandbox::environment() const {
+    if (keep_environment_) return {};
     std::vector<std::string> env{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
                                  "CUDA_CACHE_DISABLE=1"};  // no JIT cache to write: the kit builds SASS
     for (const char* name : kPassedThrough)

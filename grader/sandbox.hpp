@@ -11,8 +11,9 @@
 //
 // Whatever the mode, the kit's resource limits apply (setrlimit before exec): processes,
 // memory, file size, CPU time, no core files. Where bubblewrap cannot start (not installed, no
-// user namespaces), grading still runs with those limits, as kSandboxUid when root, and
-// description() says "not sandboxed".
+// user namespaces), grading still runs with those limits, as kSandboxUid when root, with a clean
+// environment, and description() says "not sandboxed". `--sandbox off` is for tools that must
+// follow the runner (compute-sanitizer): the limits only, the caller's user and environment.
 #pragma once
 
 #include <sys/types.h>
@@ -57,7 +58,7 @@ public:
     const std::string& description() const { return description_; }
 
     // The program and arguments to exec for argv under c, and its environment (a clean one:
-    // nothing of the grader's environment but what CUDA needs).
+    // nothing of the grader's environment but what CUDA needs; empty: the caller's).
     std::vector<std::string> command(const std::vector<std::string>& argv, const Confinement& c) const;
     std::vector<std::string> environment() const;
     // In the forked child, before exec: the limits, then the unprivileged user. Only
@@ -72,6 +73,7 @@ private:
     Mode mode_ = Mode::none;
     std::string bwrap_, description_;
     bool drop_user_ = false;  // root: become kSandboxUid before exec
+    bool keep_environment_ = false;  // --sandbox off: the caller's environment (a sanitizer's hooks)
 };
 
 }  // namespace grader

@@ -60,7 +60,8 @@ def broken_under_sanitizer(grader, runner, glob, expect, statuses, tool, tmp):
         # Sanitizers slow kernels 10-100x: small awkward sizes are enough for a race in a block.
         cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--error-exitcode", str(SANITIZER_ERROR_EXIT),
                grader, "grade", "--runner", runner, "--variants", v, "--no-perf", "--sizes", "7x5,31x33",
-               "--photos", "", "--seed", "12345", "--timeout", "300", "--json", out]
+               "--photos", "", "--seed", "12345", "--timeout", "300", "--json", out,
+               "--sandbox", "off"]  # compute-sanitizer follows the runner: no namespace between them
         print("$", " ".join(cmd), flush=True)
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
         findings = sanitizer_findings(proc.stdout)

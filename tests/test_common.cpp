@@ -15,6 +15,7 @@
 #include "compare.hpp"
 #include "cases.hpp"
 #include "process.hpp"
+#include "sandbox.hpp"
 #include "protocol.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
@@ -351,6 +352,34 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         CHECK(out.end == grader::ChildOutcome::End::over_limit);
         std::filesystem::remove_all(dir);
     }
+}
+
+TEST_CASE("in the sandbox, a child sees only what it is given and leaves nothing behind", "[common][sandbox]") {
+    const auto sandbox = grader::Sandbox::open("auto");
+    if (!sandbox.confined()) {  // CI installs bubblewrap; a machine without it checks the rest
+        WARN("sandbox not checked: " + sandbox.description());
+        return;
+    }
+    const auto dir = std::filesystem::temp_directory_path() / "labkit-test-sandbox";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "out");
+    sandbox.hand_over(dir / "out");
+    grader::SpawnOptions o;
+    o.silence_timeout_s = 20;
+    o.sandbox = &sandbox;
+    o.confinement.writable = dir / "out";
+    const auto kit = std::filesystem::current_path().string();
+    auto run = [&](const std::string& script) { return grader::spawn({"/bin/sh", "-c", script}, o); };
+    CHECK(run("test -e /etc/shadow").exit_code != 0);       // no /etc beyond the loader's cache
+    CHECK(run("test -e " + kit).exit_code != 0);             // nor the kit, results, submissions
+    CHECK(run("echo x > " + (dir / "out" / "f").string()).exit_code == 0);  // its one folder
+    run("echo x > " + (dir / "g").string() + "; echo x > " + kit + "/g");  // private /tmp, or refused
+    CHECK(std::filesystem::exists(dir / "out" / "f"));
+    CHECK_FALSE(std::filesystem::exists(dir / "g"));
+    CHECK_FALSE(std::filesystem::exists(kit + "/g"));
+    CHECK(run("kill -STOP $PPID; kill -9 -1; true").end != grader::ChildOutcome::End::timed_out);
+    if (::geteuid() == 0) CHECK(run("test \"$(id -u)\" = 65534").exit_code == 0);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a CPU output has guard space: a write past the end is found", "[common][guard]") {

@@ -151,12 +151,12 @@ class ClassRun:
 
 
 def grade_submissions(args, labs, sandbox):
-    main = open_build(build_dir_of(args))
-    labs = main.select(labs)
     work = work_dir_of(args)
     for raw in args.submission:
         if not Path(raw).expanduser().exists():
             raise UsageError(f"submission {raw}: no such file or folder")
+    main = open_build(build_dir_of(args))
+    labs = main.select(labs)
     graders, lab_files, lab_variants = {}, {}, {}
     for name in labs:
         lab = main.lab(name)

@@ -3,6 +3,7 @@ sure that no command ends in a traceback."""
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 
@@ -11,7 +12,7 @@ from .datasets import cmd_datasets
 from .dist import cmd_dist
 from .sanitize import SANITIZER_TOOLS
 from .testrun import cmd_test
-from .util import RESULTS, LabkitError, UsageError, rel, say
+from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
 
 
 def make_parser():
@@ -49,11 +50,13 @@ def make_parser():
                      "each is built apart in the work folder (--work-dir) inside the sandbox, and "
                      "the class is summarised in results/class.csv and results/class.json")
     p.add_argument("--work-dir", metavar="DIR",
-                   help="with --submission: where submissions are staged and built, outside the kit "
+                   help="with --submission: where submissions are staged and built, outside the kit; a "
+                   "relative path is taken from the kit's root, like --build-dir "
                    "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
     p.add_argument("--no-sandbox", action="store_true",
-                   help="compile and run submissions without bubblewrap (by default they are "
-                   "sandboxed when bwrap starts here); every report then says 'not sandboxed'")
+                   help="run every runner (and compile every submission) without bubblewrap, "
+                   "which is used by default when bwrap starts here; the output, every report and "
+                   "the class files then say 'not sandboxed'")
     p.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
     p.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
     p.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
@@ -187,8 +190,7 @@ def _guarded(run):
     except Exception as e:  # a bug: still one line, and the traceback in a log
         log = RESULTS / "labkit-error.log"
         try:
-            RESULTS.mkdir(parents=True, exist_ok=True)
-            log.write_text(traceback.format_exc())
+            write_atomic(log, traceback.format_exc())
             where = f"details in {rel(log)}"
         except OSError:
             where = "LABKIT_TRACEBACK=1 shows where"
@@ -198,7 +200,18 @@ def _guarded(run):
         return 1
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
+    # kill (SIGTERM) or a closed terminal (SIGHUP) ends labkit as Ctrl-C does: the grader or
+    # build it is waiting for is killed with its process group, never left running orphaned.
+    # A signal already ignored (nohup) stays ignored.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _interrupt)
+
     def run():
         parser = make_parser()
         # `run` hands options it does not know to the lab's grader (a lab's picture options,

@@ -18,7 +18,7 @@ from .util import ROOT, LabkitError, kit_path, rel, say
 # labs/<lab>/kit/tests/reference/ holds the lab tests that need the reference solution and the
 # deliberately broken kernels that the kit's own tests grade.
 DIST_EXCLUDE = ["solutions/", ".ci/", "labs/*/kit/tests/reference/"]
-WALK_SKIP = {".git", "results", "dist", "third_party", "build-submissions", "__pycache__"}
+WALK_SKIP = {".git", "results", "dist", "third_party", "__pycache__"}
 TOP = "gpu-labkit"  # the tarball's one top-level folder
 
 

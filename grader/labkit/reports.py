@@ -27,6 +27,8 @@ TIMING_FLAG = "timing flagged for review"
 # The shape of a grader's JSON report, as far as labkit reads it: field -> accepted types (None:
 # the JSON null), and which fields must be there. Everything else in it is passed on unread.
 NUMBER = (int, float, type(None))
+TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
+              dict: "an object", list: "a list", type(None): "null"}
 REPORT_FIELDS = {"lab": (str,), "label": (str,), "sandbox": (str,), "environment": (dict,),
                  "variants": (list,), "performance": (list,), "cases": (list,)}
 VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (str,),
@@ -43,7 +45,7 @@ def _check_fields(obj, fields, required, where):
     """Raises ValueError naming the first field of obj (a dict) that is missing or of a type the
     readers of a report do not expect (bool is no number here, NaN no time)."""
     if not isinstance(obj, dict):
-        raise ValueError(f"{where} is {type(obj).__name__}, not an object")
+        raise ValueError(f"{where} is {TYPE_NAMES.get(type(obj), type(obj).__name__)}, not an object")
     for key in required:
         if key not in obj:
             raise ValueError(f"{where} has no {key!r}")
@@ -53,14 +55,15 @@ def _check_fields(obj, fields, required, where):
             continue
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types) or \
                 (isinstance(value, float) and not math.isfinite(value)):
-            raise ValueError(f"{where}.{key} is {json.dumps(value)[:40]}, not {'/'.join(t.__name__ for t in types)}")
+            raise ValueError(f"{where}.{key} is {json.dumps(value)[:40]}, not "
+                             + " or ".join(TYPE_NAMES[t] for t in types))
 
 
 def validate(report):
     """Checks that report (parsed JSON) has the shape every reader of it relies on, and fills in
     the optional lists. Raises ValueError saying where it does not: one place, so that a
     malformed report is an ERROR with a reason, never a traceback later."""
-    _check_fields(report, REPORT_FIELDS, REQUIRED["report"], "the report")
+    _check_fields(report, REPORT_FIELDS, REQUIRED["report"], "report")
     for i, v in enumerate(report["variants"]):
         _check_fields(v, VARIANT_FIELDS, REQUIRED["variant"], f"variants[{i}]")
         if not v["name"]:

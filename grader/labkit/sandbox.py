@@ -107,9 +107,9 @@ def identity():
 
 
 def system_view():
-    """bwrap options shared by every sandbox: new namespaces of every kind (no network, its own
-    PIDs), ended with labkit, a session of its own (no typing into labkit's terminal), the
-    system read-only, a small /etc, a fresh /proc, /dev and /tmp."""
+    """bwrap options of every sandbox labkit starts (the probe's, a compile's): new namespaces of
+    every kind (no network, its own PIDs), ended with labkit, a session of its own (no typing
+    into labkit's terminal), the system read-only, a small /etc, a fresh /proc, /dev and /tmp."""
     args = ["--unshare-all", "--die-with-parent", "--new-session", *identity(), "--ro-bind", "/usr", "/usr"]
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
@@ -129,10 +129,11 @@ def hidden_folders(root=ROOT):
     return sorted(str(p) for p in found)
 
 
-def toolkits(build_dir, extra=()):
-    """Install prefixes (the folder above bin/) of the programs a build runs that live outside
-    /usr and the kit, e.g. nvcc in /opt/cuda/bin: they must be visible in the sandbox. Never "/",
-    the home folder, or a folder that holds the kit."""
+def toolkits(build_dir, extra=(), keep_out=()):
+    """Install prefixes (the folder above bin/) of the programs a build runs (its build.ninja's
+    commands, and extra) that live outside /usr and the kit, e.g. nvcc in /opt/cuda/bin: they
+    must be visible in the sandbox. Never "/", the home folder, or a folder that holds the kit or
+    one of keep_out."""
     try:
         names = set(NINJA_COMMAND_RE.findall((Path(build_dir) / "build.ninja").read_text(errors="replace")))
     except OSError:
@@ -145,7 +146,7 @@ def toolkits(build_dir, extra=()):
         real = Path(os.path.realpath(found))
         prefix = real.parent.parent if real.parent.name == "bin" else real.parent
         if inside(real, "/usr") or inside(real, ROOT) or prefix in (Path("/"), Path.home()) \
-                or inside(ROOT, prefix):
+                or any(inside(folder, prefix) for folder in (ROOT, *keep_out)):
             continue
         out.add(str(prefix))
     return sorted(out)
@@ -172,7 +173,7 @@ class CompileSandbox:
             return cmd
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
-        for prefix in toolkits(self.build_dir, [str(cmd[0])]):
+        for prefix in toolkits(self.build_dir, [str(cmd[0])], [self.work_root]):
             args += ["--ro-bind", prefix, prefix]
         args += ["--ro-bind", root, root]
         for folder in hidden_folders(root):

@@ -195,12 +195,14 @@ def first_bytes(stream):
 
 
 def zip_kind(info):
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode):
+    """A zip member's kind, from the Unix mode its maker stored (often only the permissions, or
+    nothing: a regular file)."""
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
         return "link"
-    if info.is_dir():
+    if info.is_dir() or kind == stat.S_IFDIR:
         return "dir"
-    return "special" if mode and not stat.S_ISREG(mode) else "file"
+    return "special" if kind not in (0, stat.S_IFREG) else "file"
 
 
 def tar_kind(member):

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""What labkit does against a hostile or broken submission, on its Python side (grader/labkit/),
+without building anything: submissions are data, not paths (links, devices, fifos, archive
+members outside the archive and oversized files are refused with a note and the starter is
+used); they are staged outside the kit; result files are written atomically; a malformed grader
+report is an ERROR, never a traceback; the wall-clock limit of a grader process comes from the
+kit's variant list, never the submission's; a timing 10x faster than the reference is flagged;
+the class files are never stale; and the compile sandbox hides what it must (when bubblewrap
+starts here).
+
+    submission_safety_selftest.py
+"""
+import io
+import json
+import math
+import os
+import socket
+import stat
+import sys
+import tarfile
+import tempfile
+import zipfile
+from argparse import Namespace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+from labkit import classroom, grading, reports  # noqa: E402
+from labkit.proc import capture  # noqa: E402
+from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402
+from labkit.submissions import MAX_FILE_BYTES, stage  # noqa: E402
+from labkit.util import ROOT, UsageError, default_work_dir, inside, write_atomic  # noqa: E402
+
+LAB = "integral_image"
+FILES = ["cpu_openmp.cpp", "01_naive.cu", "02_kogge_stone.cu", "03_brent_kung.cu"]
+WORK = "// the student's own work\n"
+
+
+def expect(cond, what):
+    if not cond:
+        print("FAILED:", what)
+        sys.exit(1)
+    print("ok:", what)
+
+
+def staged_from(src, tmp, name):
+    """Stages src for LAB; returns (notes, {file: its staged text})."""
+    out = Path(tmp) / "staged" / name
+    notes = stage(src, out, {LAB: FILES}, [LAB], [LAB])
+    return notes, {f: (out / LAB / f).read_text() for f in FILES}
+
+
+def starter(f):
+    return (ROOT / "labs" / LAB / f).read_text()
+
+
+def refused(notes, f, why):
+    return any(f in n and "refused" in n and why in n and "starter used" in n for n in notes)
+
+
+def test_folder(tmp):
+    sub = Path(tmp) / "alice" / "labs" / LAB
+    sub.mkdir(parents=True)
+    (sub / "cpu_openmp.cpp").write_text(WORK)
+    (sub / "01_naive.cu").symlink_to(ROOT / "labs" / LAB / "01_naive.cu")
+    os.mkfifo(sub / "02_kogge_stone.cu")
+    (sub / "03_brent_kung.cu").write_bytes(b"/" * (MAX_FILE_BYTES + 1))
+    notes, got = staged_from(Path(tmp) / "alice", tmp, "alice")
+    expect(got["cpu_openmp.cpp"] == WORK, "a regular file is taken")
+    expect(refused(notes, "01_naive.cu", "symbolic link") and got["01_naive.cu"] == starter("01_naive.cu"),
+           f"a symbolic link is refused with a note, starter used: {notes}")
+    expect(refused(notes, "02_kogge_stone.cu", "fifo") and got["02_kogge_stone.cu"] == starter("02_kogge_stone.cu"),
+           "a fifo is refused with a note (and labkit does not hang on it)")
+    expect(refused(notes, "03_brent_kung.cu", "over the limit"), "a file over 1 MiB is refused with a note")
+
+    sock_dir = Path(tmp) / "sock" / LAB
+    sock_dir.mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(sock_dir / "cpu_openmp.cpp"))
+        notes, _ = staged_from(Path(tmp) / "sock", tmp, "sock")
+    expect(refused(notes, "cpu_openmp.cpp", "socket"), "a socket is refused with a note")
+    if os.geteuid() == 0:
+        dev_dir = Path(tmp) / "dev" / LAB
+        dev_dir.mkdir(parents=True)
+        os.mknod(dev_dir / "cpu_openmp.cpp", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero
+        notes, got = staged_from(Path(tmp) / "dev", tmp, "dev")
+        expect(refused(notes, "cpu_openmp.cpp", "device") and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
+               "a device file is refused with a note")
+
+    # A folder on the way that is a link (to the kit's labs/ here, as if to solutions/).
+    bob = Path(tmp) / "bob"
+    bob.mkdir()
+    (bob / "labs").symlink_to(ROOT / "labs")
+    notes, got = staged_from(bob, tmp, "bob")
+    expect(any("labs" in n and "not followed" in n for n in notes) and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
+           f"a linked folder is not followed, with a note: {notes}")
+
+
+def tar_with(path, members):
+    """members: (name, kind, data) with kind 'file', 'symlink', 'hardlink' or 'device'."""
+    with tarfile.open(path, "w:gz") as t:
+        for name, kind, data in members:
+            info = tarfile.TarInfo(name)
+            if kind == "file":
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+                continue
+            info.type = {"symlink": tarfile.SYMTYPE, "hardlink": tarfile.LNKTYPE, "device": tarfile.CHRTYPE}[kind]
+            info.linkname = "/etc/shadow" if kind != "device" else ""
+            t.addfile(info)
+
+
+def test_archives(tmp):
+    carol = Path(tmp) / "carol.tar.gz"
+    tar_with(carol, [("../cpu_openmp.cpp", "file", b"// outside\n"),
+                     ("/abs/01_naive.cu", "file", b"// absolute\n"),
+                     (f"carol/{LAB}/02_kogge_stone.cu", "symlink", b""),
+                     (f"carol/{LAB}/03_brent_kung.cu", "device", b""),
+                     (f"carol/{LAB}/cpu_openmp.cpp", "file", WORK.encode())])
+    notes, got = staged_from(carol, tmp, "carol")
+    expect(any("'../cpu_openmp.cpp' refused" in n and ".." in n for n in notes), f"a '..' member is refused: {notes}")
+    expect(any("'/abs/01_naive.cu' refused" in n and "absolute" in n for n in notes), "an absolute member is refused")
+    expect(refused(notes, "02_kogge_stone.cu", "link"), "a link inside an archive is refused")
+    expect(refused(notes, "03_brent_kung.cu", "device"), "a device inside an archive is refused")
+    expect(got["cpu_openmp.cpp"] == WORK and got["01_naive.cu"] == starter("01_naive.cu"),
+           "the good member is taken, the refused ones are the starter's")
+    expect(not (Path(tmp) / "cpu_openmp.cpp").exists(), "nothing landed outside")
+
+    dave = Path(tmp) / "dave.zip"
+    with zipfile.ZipFile(dave, "w") as z:
+        z.writestr("..\\cpu_openmp.cpp", "// windows-style climb\n")
+        z.writestr(f"{LAB}/01_naive.cu", b"/" * (MAX_FILE_BYTES + 1))
+        link = zipfile.ZipInfo(f"{LAB}/02_kogge_stone.cu")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        z.writestr(link, "/etc/shadow")
+    notes, got = staged_from(dave, tmp, "dave")
+    expect(any("refused" in n and ".." in n for n in notes), "a zip member climbing out with '..\\' is refused")
+    expect(refused(notes, "01_naive.cu", "over the limit"), "an oversized archive member is refused")
+    expect(refused(notes, "02_kogge_stone.cu", "link"), "a link stored in a zip is refused")
+
+    junk = Path(tmp) / "erin.zip"
+    junk.write_bytes(b"not an archive at all")
+    notes, got = staged_from(junk, tmp, "erin")
+    expect(any("not a readable" in n for n in notes) and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
+           "an unreadable archive is a note and the starter, not the end of the class run")
+
+
+def test_work_dir(tmp):
+    os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+    expect(not inside(default_work_dir(), ROOT) and str(default_work_dir()).startswith(str(Path(tmp) / "cache" / "labkit")),
+           f"the default work folder is outside the kit: {default_work_dir()}")
+    work = classroom.work_dir_of(Namespace(work_dir=None))
+    expect(work.is_dir() and not inside(work, ROOT), "work_dir_of makes it")
+    for inside_kit in ("results/submissions-work", str(ROOT / "labs"), "."):
+        try:
+            classroom.work_dir_of(Namespace(work_dir=inside_kit))
+            expect(False, f"--work-dir {inside_kit} is refused")
+        except UsageError as e:
+            expect("inside the kit" in str(e), f"--work-dir {inside_kit} (inside the kit) is a usage error")
+    try:
+        classroom.work_dir_of(Namespace(work_dir=str(ROOT.parent)))
+        expect(False, "a --work-dir holding the kit is refused")
+    except UsageError:
+        expect(True, "a --work-dir holding the kit is a usage error")
+
+
+def test_atomic_write(tmp):
+    path = Path(tmp) / "out" / "class.csv"
+    write_atomic(path, "old\n")
+    os.chmod(path, 0o640)
+    write_atomic(path, b"new\n")
+    expect(path.read_text() == "new\n" and stat.S_IMODE(path.stat().st_mode) == 0o640,
+           "write_atomic replaces the file and keeps its mode")
+    try:
+        write_atomic(path, 12345)  # fails half-way: cannot write a number
+    except TypeError:
+        pass
+    expect(path.read_text() == "new\n" and sorted(p.name for p in path.parent.iterdir()) == ["class.csv"],
+           "a write that fails leaves the old file and no temporary file")
+
+
+GOOD = {"lab": LAB, "label": "x", "sandbox": "bubblewrap, uid 65534", "environment": {},
+        "variants": [{"name": "cpu-openmp", "status": "pass", "detail": "", "cases_passed": 3,
+                      "cases_failed": 0, "flags": []}],
+        "performance": [{"variant": "cpu-openmp", "width": 8, "height": 8, "kernel_ms": 1.5, "e2e_ms": None}]}
+
+
+def variant(**change):
+    return dict(GOOD, variants=[dict(GOOD["variants"][0], **change)])
+
+
+def test_read_report(tmp):
+    path = Path(tmp) / "report.json"
+    path.write_text(json.dumps(GOOD))
+    expect(grading.read_report(path)["variants"][0]["name"] == "cpu-openmp", "a good report reads")
+    bad = {"not JSON": "{'variants': [", "a list": "[]", "no variants": "{}",
+           "status a number": json.dumps(variant(status=1)),
+           "cases_passed a string": json.dumps(variant(cases_passed="3")),
+           "cases_passed a bool": json.dumps(variant(cases_passed=True)),
+           "no name": json.dumps(dict(GOOD, variants=[{"status": "pass"}])),
+           "flags not text": json.dumps(variant(flags=[1])),
+           "a variant that is a string": json.dumps(dict(GOOD, variants=["x"])),
+           "width a string": json.dumps(dict(GOOD, performance=[dict(GOOD["performance"][0], width="8")])),
+           "kernel_ms NaN": json.dumps(dict(GOOD, performance=[dict(GOOD["performance"][0], kernel_ms=math.nan)])),
+           "environment a list": json.dumps(dict(GOOD, environment=[]))}
+    for what, text in bad.items():
+        path.write_text(text)
+        try:
+            grading.read_report(path)
+            expect(False, f"read_report refuses a report with {what}")
+        except ValueError as e:
+            expect(True, f"read_report refuses a report with {what}: {e}")
+
+    # The whole way: a grader that writes a malformed report gives an ERROR stand-in.
+    grader = Path(tmp) / "fake_grader"
+    grader.write_text('#!/bin/sh\n[ "$2" = --help ] && exit 0\nwhile [ "$1" != --json ]; do shift; done\n'
+                      'printf \'{"variants": [{"name": "cpu-openmp", "status": 3}]}\' > "$2"\n')
+    grader.chmod(0o755)
+    got = grading.run_grader(grader, "/bin/true", LAB, "alice", Path(tmp) / "results", args(),
+                             [{"name": "cpu-openmp"}], Sandbox(None, "test"), log_path=Path(tmp) / "log")
+    v = got["variants"][0]
+    expect(v["status"] == "error" and "malformed" in v["detail"] and "status" in v["detail"],
+           f"a malformed report is an ERROR that says why: {v['detail']}")
+    expect(got["sandbox"].startswith("not sandboxed"), "and the stand-in says it was not sandboxed")
+
+
+def args(**given):
+    base = dict(variants=None, sizes=None, perf_sizes=None, perf_params=None, runs=None, seed=None,
+                timeout=None, no_perf=True, quick=True, lab_timeout=None, csv=None, json=None)
+    return Namespace(**dict(base, **given))
+
+
+def test_process_timeout(tmp):
+    expect(grading.process_timeout(args(), 100_000) <= grading.MAX_LAB_TIMEOUT_S,
+           "the derived wall-clock limit is capped")
+    expect(grading.process_timeout(args(lab_timeout=5.0), 100_000) == 5.0, "--lab-timeout sets it")
+
+    # A submission's runner that lists 100,000 variants: its list is never asked for; the limit
+    # and the stand-in's rows come from the kit's list.
+    grader = Path(tmp) / "listing_grader"
+    grader.write_text('#!/bin/sh\ncase "$1" in list) i=0; while [ $i -lt 100000 ]; do echo "v$i\tcpu"; '
+                      'i=$((i+1)); done;; esac\nexit 0\n')
+    grader.chmod(0o755)
+    seen = []
+    kit = [{"name": "cpu-openmp"}, {"name": "gpu-01-naive"}]
+
+    def fake_execute(cmd, timeout=None, **_):
+        seen.append(timeout)
+        return 1, False
+
+    class FakeBuild:
+        dir = Path(tmp)
+
+        def lab(self, name):
+            return Namespace(runner="runner")
+
+    run = classroom.ClassRun(args(), [LAB], {LAB: grader}, {LAB: kit}, Sandbox(None, "test"),
+                             Path(tmp) / "work", [])
+    real_execute, real_make, real_build_of = grading.execute, classroom.make, classroom.ClassRun.build_of
+    grading.execute = fake_execute
+    classroom.make = lambda *a, **k: ("/bin/true", "")
+    classroom.ClassRun.build_of = lambda self, staged, bdir: (FakeBuild(), "", "")
+    try:
+        out = Path(tmp) / "results" / "alice"
+        out.mkdir(parents=True)
+        got = run.grade_submission("alice", out)
+    finally:
+        grading.execute, classroom.make, classroom.ClassRun.build_of = real_execute, real_make, real_build_of
+    expect(seen == [grading.process_timeout(args(), len(kit))],
+           f"the limit comes from the kit's {len(kit)} variants: {seen}")
+    expect([v["name"] for v in got[LAB]["variants"]] == ["cpu-openmp", "gpu-01-naive"],
+           "the stand-in's rows are the kit's variants")
+
+
+def perf(variant, ms, w=1024, **more):
+    return dict({"variant": variant, "exercise": LAB, "pattern": "random", "params": "", "width": w,
+                 "height": w, "threads": 0, "kernel_ms": ms}, **more)
+
+
+def test_flags(tmp):
+    solution = {"variants": [], "performance": [perf("gpu-01-naive", 2.0), perf("gpu-02-ks", 1.0),
+                                                perf("gpu-02-ks", 1.0, w=2048), perf("gpu-03-bk", 1.0),
+                                                perf("cpu-sequential", 50.0), perf("gpu-04-sp", 1.0)]}
+    student = {"variants": [{"name": n, "status": "pass"} for n in
+                            ("gpu-01-naive", "gpu-02-ks", "gpu-03-bk", "gpu-04-sp")]
+               + [{"name": "cpu-sequential", "status": "pass", "reference": True}],
+               "performance": [perf("gpu-01-naive", 0.5), perf("gpu-02-ks", 0.9), perf("gpu-02-ks", 0.01, w=2048),
+                               perf("gpu-03-bk", 0.001, w=512), perf("cpu-sequential", 1.0), perf("gpu-04-sp", 0.0)]}
+    flagged = reports.flag_fast_timings(student, solution)
+    flags = {v["name"]: v.get("flags", []) for v in student["variants"]}
+    expect(flagged == ["gpu-02-ks", "gpu-04-sp"], f"only the variants >10x faster on the same case are flagged: {flagged}")
+    expect(flags["gpu-02-ks"] == ["timing flagged for review: 100× faster than the reference solution at 2048x2048 (random)"],
+           f"the flag names the factor and the case: {flags['gpu-02-ks']}")
+    expect("infinitely" in flags["gpu-04-sp"][0], "a time of 0 ms is flagged")
+    expect(not flags["gpu-01-naive"] and not flags["gpu-03-bk"] and not flags["cpu-sequential"],
+           "4x faster, a size the reference did not time, and the grader's own reference are not flagged")
+    reports.flag_fast_timings(student, solution)
+    expect(len([v for v in student["variants"] if v["name"] == "gpu-02-ks"][0]["flags"]) == 1, "flagging twice adds nothing")
+    rows = {r[0]: r for r in reports.comparison_rows(student, solution)}
+    expect(rows["gpu-02-ks"][-1] == "flagged" and rows["gpu-01-naive"][-1] == "0.25x",
+           "the side-by-side table shows no speedup for a flagged variant")
+    expect(reports.review(student).startswith("gpu-02-ks: timing flagged for review"), "review() lists the flags")
+
+
+def test_class_files(tmp):
+    out = Path(tmp) / "class"
+    out.mkdir()
+    (out / "class.csv").write_text("stale\n")
+    (out / "class.json").write_text("{}")
+    a = args(csv=str(out / "class.csv"), json=str(out / "class.json"))
+    files = classroom.ClassFiles(a, [LAB], Sandbox(None, "turned off with --no-sandbox"))
+    expect(not (out / "class.csv").exists() and (out / "class.csv.previous").read_text() == "stale\n",
+           "a class run moves the old class files aside before it grades")
+    rep = dict(GOOD, variants=[dict(GOOD["variants"][0], flags=["timing flagged for review: 20× faster"])],
+               build_sandbox="not sandboxed: turned off with --no-sandbox")
+    table = [{"name": "alice", "path": "alice/", "notes": [], "labs": {LAB: rep}}]
+    files.write(table, {LAB: [{"name": "cpu-openmp"}]}, complete=False)
+    partial = json.loads((out / "class.json").read_text())
+    expect(partial["complete"] is False and not (out / "class.csv").exists(),
+           "during the run: class.json says it is incomplete, and there is no class.csv")
+    files.write(table, {LAB: [{"name": "cpu-openmp"}]}, complete=True)
+    final = json.loads((out / "class.json").read_text())
+    head, row = (out / "class.csv").read_text().splitlines()[:2]
+    expect(final["complete"] is True and final["sandbox"].startswith("not sandboxed"), "at the end: complete, and the sandbox said")
+    expect("build sandbox" in head and f"{LAB} review" in head and "not sandboxed" in row and "20× faster" in row,
+           "class.csv says whether it was sandboxed and what is flagged for review")
+    expect(final["submissions"][0]["labs"][LAB]["performance"][0].get("flagged_for_review") is True,
+           "class.json marks the timings of a flagged variant")
+
+
+def test_compile_sandbox(tmp):
+    sandbox = choose()
+    if not sandbox.bwrap:
+        print(f"skipped: the compile sandbox ({sandbox.label})")
+        return
+    work = Path(tmp) / "work"
+    staged, build, other = work / "alice" / "src", work / "alice" / "build", work / "bob" / "src"
+    for d in (staged, build, other):
+        d.mkdir(parents=True)
+    (other / "secret.cpp").write_text("// bob's work\n")
+    box = CompileSandbox(sandbox, build, staged, work)
+    script = (f"cat /etc/shadow; ls {ROOT}/solutions; cat {other}/secret.cpp; touch {ROOT}/x; touch {staged}/x; "
+              f"touch {build}/built && echo BUILD-WRITABLE; test -f {ROOT}/meson.build && echo KIT-VISIBLE")
+    rc, out, _ = capture(box.wrap(["/bin/sh", "-c", script]), limits=box.limits)
+    expect("root:" not in out and "bob's work" not in out, f"the compile sees neither /etc/shadow nor another submission: {out!r}")
+    expect("BUILD-WRITABLE" in out and "KIT-VISIBLE" in out and not (ROOT / "x").exists() and not (staged / "x").exists(),
+           "the kit is visible read-only, the staged sources read-only, the build folder writable")
+    solutions = ROOT / "solutions"
+    if solutions.is_dir() and any(solutions.iterdir()):
+        rc, out, _ = capture(box.wrap(["/bin/ls", "-A", str(solutions)]))
+        expect(rc == 0 and not out.strip(), "solutions/ is empty in the compile sandbox")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for test in (test_folder, test_archives, test_work_dir, test_atomic_write, test_read_report,
+                     test_process_timeout, test_flags, test_class_files, test_compile_sandbox):
+            sub = Path(tmp) / test.__name__
+            sub.mkdir()
+            test(sub)
+    print("all ok")
+
+
+if __name__ == "__main__":
+    main()
