@@ -18,13 +18,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import reports
-from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, open_build
+from .build import (BuildInfo, build_dir_of, build_option, configure, forwarded_options, is_configured, make,
+                    open_build)
 from .grading import run_grader, validate_options
 from .programs import build_grader, list_variants, runner_sandbox, student_files
 from .sandbox import CompileSandbox
 from .submissions import stage, submission_name
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside,
                    kit_path, print_table, rel, say, write_atomic)
+
+
+# Every submission is staged and built in the same slot of the work folder, one after another:
+# the kit's own objects compile once per class run, and a submission recompiles only the files
+# that differ from the one before (stage() leaves identical files untouched, so their mtimes
+# hold). Nothing of a submission is left in the slot when the next one is staged.
+SLOT = "slot"
+
+
+def configured_with(bdir, options):
+    """Whether bdir is a configured build with exactly these -D options' values."""
+    if not is_configured(bdir):
+        return False
+    for opt in options:
+        name, _, value = opt[2:].partition("=")
+        have = build_option(bdir, name)
+        if isinstance(have, list):
+            have = ",".join(have)
+        if str(have).lower() != value.lower():
+            return False
+    return True
 
 
 def work_dir_of(args):
@@ -100,8 +122,9 @@ class ClassRun:
         """Configures the submission's own build (outside the sandbox: meson runs no student
         code and reads no student file). Returns (BuildInfo or None, why not in short for the
         reports, why not in full for the screen)."""
-        ok, out = configure(bdir, [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"]
-                            + self.forwarded, echo=False)
+        options = [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"] + self.forwarded
+        # The slot's build, configured once: ninja itself regenerates it when a meson.build changes.
+        ok, out = (True, "") if configured_with(bdir, options) else configure(bdir, options, echo=False)
         if not ok:
             return (None, "meson setup failed: " + first_errors(out, 4),
                     "meson setup failed:\n" + first_errors(out))
@@ -113,7 +136,7 @@ class ClassRun:
     def grade_submission(self, name, out_dir):
         """Builds the submission's runner of each lab in the sandbox and grades it with the main
         build's grader. Returns lab -> report."""
-        staged, bdir = self.work / name / "src", self.work / name / "build"
+        staged, bdir = self.work / SLOT / "src", self.work / SLOT / "build"
         build, why, shown = self.build_of(staged, bdir)
         confine = CompileSandbox(self.sandbox, bdir, staged, self.work)
         got = {}
@@ -183,7 +206,7 @@ def grade_submissions(args, labs, sandbox):
         src = Path(raw).expanduser()
         name = submission_name(src.resolve(), taken)
         say(f"\n=== submission {name} ({raw}) " + "=" * 20)
-        notes = stage(src.resolve(), work / name / "src", staged_files, main.names(), lab_files)
+        notes = stage(src.resolve(), work / SLOT / "src", staged_files, main.names(), lab_files)
         for n in notes:
             say("  " + n)
         out_dir = RESULTS / "submissions" / name

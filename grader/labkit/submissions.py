@@ -286,31 +286,47 @@ def stage(src, staged, lab_files, all_labs, graded):
     or refused. lab_files: lab -> file names, for every lab of the kit (the submission's build
     configures them all: a lab not graded gets its starter); graded: the labs being graded.
     Returns the notes: what was refused and why, and what was missing, per graded lab."""
-    if staged.exists():
-        shutil.rmtree(staged)
     notes = []
     names = {f.split("/")[-1] for lab in graded for f in lab_files[lab]}
     entries = submission_entries(src, names, notes)
-    # Fresh files (new mtimes), so that ninja rebuilds whatever changed since the last run.
+    written = set()
     for lab, files in lab_files.items():
-        (staged / lab).mkdir(parents=True)
         missing = []
         for f in files:
             dest = staged / lab / f
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            written.add(dest)
             entry = pick(entries, lab, f, all_labs, notes) if lab in graded else None
             if entry is not None:
                 try:
-                    dest.write_bytes(entry.load())
+                    write_if_changed(dest, entry.load())
                     continue
                 except Refused as e:
                     notes.append(f"{lab}: {'/'.join(entry.parts)} refused ({e}), starter used")
             starter = ROOT / "labs" / lab / f
             if not starter.is_file():
                 raise LabkitError(f"{lab}: labs/{lab}/{f}, the starter's file, is missing from the kit")
-            shutil.copyfile(starter, dest)
+            write_if_changed(dest, starter.read_bytes())
             if entry is None:
                 missing.append(f)
         if missing and lab in graded:
             notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}")
+    # Nothing else stays in the staging folder (an earlier submission's, or a stray file).
+    for path in sorted(staged.rglob("*"), reverse=True) if staged.exists() else []:
+        if path.is_symlink() or (path.is_file() and path not in written):
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
     return notes
+
+
+def write_if_changed(dest, data):
+    """Writes data to dest unless dest already holds exactly these bytes: an unchanged file keeps
+    its mtime, so that ninja does not recompile it for the next submission of a class run."""
+    if dest.is_symlink():
+        dest.unlink()
+    elif dest.is_dir():
+        shutil.rmtree(dest)
+    elif dest.is_file() and dest.read_bytes() == data:
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
