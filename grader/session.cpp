@@ -71,10 +71,11 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
 
 std::vector<RunnerVariant> list_variants(const Runner& runner, const Exercises& exercises) {
     std::size_t listed = 0;
-    const auto out = runner.call({{"list", "--report-fd", std::to_string(kReportFd)}},
-                                 [&](const std::string& key, const std::string&) {
-                                     return key == "variant" && ++listed <= kMaxVariants;
-                                 });
+    RunnerCall list;
+    list.args = {"list", "--report-fd", std::to_string(kReportFd)};
+    const auto out = runner.call(list, [&](const std::string& key, const std::string&) {
+        return key == "variant" && ++listed <= kMaxVariants;
+    });
     if (listed > kMaxVariants)
         throw std::runtime_error("the runner lists " + std::to_string(listed) + " variants (a kit's tables hold at most " +
                                  std::to_string(kMaxVariants) + "): not a kit runner");

@@ -38,6 +38,8 @@ expect.json (see tests/corpus/README.md):
   variants_only_from_kit   its class row names only variants of the kit
   symlinks, pad, archive   made by this driver when it stages the entry (links to the kit,
                       oversized files, archives with hostile members)
+  from_solution       student files handed in unchanged: copied from solutions/<lab>/ when the
+                      entry is staged, rather than kept twice in the kit
 """
 
 import argparse
@@ -77,7 +79,7 @@ SANITIZER_BUDGET_S = 300  # compute-sanitizer on one variant, small sizes
 
 ENTRY_KEYS = {"about", "comment", "lab", "gpu", "grade_args", "expect", "honest", "notes_have", "log_max_bytes",
               "build_log_lacks", "results_lack", "class_lacks", "leaves_nothing", "network_silent",
-              "variants_only_from_kit", "symlinks", "pad", "archive"}
+              "variants_only_from_kit", "symlinks", "pad", "archive", "from_solution"}
 CONDITION_KEYS = {"status", "flagged", "detail_has", "detail_lacks", "perf_lacks_ms", "timing_vs_honest_min", "any_of"}
 ITEM_KEYS = CONDITION_KEYS | {"variants", "match", "or_sanitizer"}
 STATUSES = {"pass", "fail", "crash", "timeout", "error", "todo", "build-error", "not-run", "skipped"}
@@ -310,6 +312,9 @@ def stage_entry(entry, subs):
     files and archives its expect.json asks for."""
     dest = subs / entry.sub_name
     shutil.copytree(entry.folder, dest, symlinks=True, ignore=shutil.ignore_patterns("expect.json"))
+    for name in entry.from_solution or []:
+        (dest / entry.lab).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "solutions" / entry.lab / name, dest / entry.lab / name)
     for rel, target in (entry.symlinks or {}).items():
         link = dest / rel
         link.parent.mkdir(parents=True, exist_ok=True)
