@@ -22,11 +22,10 @@ bool selected(const GradeOptions& o, const std::string& name) {
 
 // Bytes of case files a run writes at most: every input once, plus answers in flight.
 std::uintmax_t case_bytes(const CaseSettings& s) {
-    constexpr std::uintmax_t kBytesPerPixelBound = 16;  // inputs and answers of up to 8-byte elements
     std::uintmax_t pixels = 0;
     for (const auto& [w, h] : s.sizes) pixels += static_cast<std::uintmax_t>(w) * h;
     constexpr std::uintmax_t kPatternsBound = 8;
-    return pixels * kPatternsBound * kBytesPerPixelBound;
+    return answer_bytes(pixels) * kPatternsBound;
 }
 
 VariantResult start_result(const RunnerVariant& v) {
@@ -45,12 +44,6 @@ VariantResult start_result(const RunnerVariant& v) {
 constexpr double kWallSilences = 2;
 constexpr double kWallPerCaseS = 2;
 constexpr double kWallPerMeasurementS = 30;
-
-// Bytes of the largest answer of images up to `pixels` pixels.
-std::uintmax_t answer_bytes(std::uintmax_t pixels) {
-    constexpr std::uintmax_t kBytesPerPixelBound = 16, kHeaderBound = 4096;
-    return pixels * kBytesPerPixelBound + kHeaderBound;
-}
 
 // Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
 // answer to a case not answered before, nothing else the runner prints.

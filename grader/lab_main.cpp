@@ -126,12 +126,10 @@ struct Commands {
             std::filesystem::create_directories(answers);
             const auto log = (work.path() / "runner.log").string();
             const auto [w, h] = ex.case_size(0);
-            constexpr std::uintmax_t kBytesPerPixelBound = 16, kHeaderBound = 4096;
             const auto out = runner.call({{"check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
                                            answers.string(), "--threads", std::to_string(threads), "--report-fd",
                                            std::to_string(kReportFd)},
-                                          log, answers, it->kind == "gpu", 0,
-                                          static_cast<std::uintmax_t>(w) * h * kBytesPerPixelBound + kHeaderBound});
+                                          log, answers, it->kind == "gpu", 0, answer_bytes(static_cast<std::uintmax_t>(w) * h)});
             if (const auto todo = out.last("todo"); !todo.empty()) throw labkit::NotImplemented(todo.substr(todo.find(':') + 2));
             if (const auto error = out.last("error"); !error.empty()) throw std::runtime_error(error);
             if (out.end != ChildOutcome::End::exited || out.exit_code != 0 || out.last("done").empty()) {

@@ -36,6 +36,11 @@ constexpr std::size_t kMaxVariants = 1000;      // a kit's tables hold tens; mor
 
 }  // namespace
 
+std::uintmax_t answer_bytes(std::uintmax_t pixels) {
+    constexpr std::uintmax_t kBytesPerPixelBound = 16, kHeaderBound = 4096;  // 8-byte elements, and room
+    return pixels * kBytesPerPixelBound + kHeaderBound;
+}
+
 Runner::Runner(const std::string& program, const Sandbox& sandbox, const fs::path& work, double silence_s)
     : program_(work / "runner"), work_(work), sandbox_(sandbox), silence_s_(silence_s) {
     if (::access(program.c_str(), X_OK) != 0)

@@ -17,6 +17,9 @@ struct RunnerVariant {
     bool reference = false;  // the grader's own reference, not a runner row
 };
 
+// Bytes of the largest answer file of an image of `pixels` pixels (any element type of the kit).
+std::uintmax_t answer_bytes(std::uintmax_t pixels);
+
 // One call of the runner: its arguments and what the kit allows it.
 struct RunnerCall {
     std::vector<std::string> args;     // after the program: "check", exercise, variant, ...
