@@ -299,6 +299,13 @@ def test_flags(tmp):
     expect(rows["gpu-02-ks"][-1] == "flagged" and rows["gpu-01-naive"][-1] == "0.25x",
            "the side-by-side table shows no speedup for a flagged variant")
     expect(reports.review(student).startswith("gpu-02-ks: timing flagged for review"), "review() lists the flags")
+    # One noisy reference measurement (2 threads on a loaded machine: median 19 ms) flags nobody:
+    # each side's best over its thread sweep is compared, the reference's by its fastest run.
+    noisy = {"variants": [], "performance": [perf("cpu-openmp", 0.08, threads=1, min_ms=0.07),
+                                             perf("cpu-openmp", 19.0, threads=2, min_ms=0.05)]}
+    honest = {"variants": [{"name": "cpu-openmp", "status": "pass"}],
+              "performance": [perf("cpu-openmp", 0.08, threads=1), perf("cpu-openmp", 0.06, threads=2)]}
+    expect(not reports.flag_fast_timings(honest, noisy), "a noisy reference measurement flags no honest student")
 
 
 def test_class_files(tmp):

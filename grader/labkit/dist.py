@@ -17,7 +17,8 @@ from .util import ROOT, LabkitError, kit_path, rel, say
 # Folders left out of the student tarball, as path patterns matched one component at a time.
 # labs/<lab>/kit/tests/reference/ holds the lab tests that need the reference solution and the
 # deliberately broken kernels that the kit's own tests grade.
-DIST_EXCLUDE = ["solutions/", ".ci/", "labs/*/kit/tests/reference/"]
+# The broken-submission corpus is solution code with one bug each: kit-only, like the reference.
+DIST_EXCLUDE = ["solutions/", ".ci/", "labs/*/kit/tests/reference/", "tests/corpus/"]
 WALK_SKIP = {".git", "results", "dist", "third_party", "__pycache__"}
 TOP = "gpu-labkit"  # the tarball's one top-level folder
 

@@ -151,9 +151,10 @@ def perf_by_variant(report):
 
 
 def _perf_key(p):
-    """What makes two timings comparable: the same variant, exercise, case and thread count."""
+    """What makes two timings comparable: the same variant, exercise and case. Thread counts are
+    not compared one by one: each side's best over its thread sweep is."""
     return (p.get("exercise", ""), p.get("variant"), p.get("width"), p.get("height"),
-            p.get("pattern", ""), p.get("params", ""), p.get("threads"))
+            p.get("pattern", ""), p.get("params", ""))
 
 
 def _times(ratio):
@@ -162,21 +163,28 @@ def _times(ratio):
 
 def flag_fast_timings(student, solution, factor=REVIEW_FACTOR):
     """Adds "timing flagged for review: N× faster than the reference solution at WxH" to the
-    flags of every student variant whose median kernel time is more than factor times below the
-    reference solution's same variant on the same case (size, pattern, parameters, threads); the
-    largest such gap names the case. A student can beat the instructor, but an order of magnitude
-    on the same algorithm is more likely work done outside the timed region or a result reused
-    across runs: a person decides, and comparisons leave the time out (flagged). Returns the names
-    of the variants flagged."""
-    best = {}
+    flags of every student variant whose best median kernel time (over its thread counts) is
+    more than factor times below the reference solution's fastest run of the same variant on the
+    same case (size, pattern, parameters); the largest such gap names the case. The reference's
+    fastest run, not its median, so that one noisy reference measurement (a loaded machine)
+    flags nobody. A student can beat the instructor, but an order of magnitude on the same
+    algorithm is more likely work done outside the timed region or a result reused across runs: a
+    person decides, and comparisons leave the time out (flagged). Returns the names of the
+    variants flagged."""
+    fastest = {}
     for p in (solution or {}).get("performance", []):
-        ms = p.get("kernel_ms")
+        ms = p.get("min_ms", p.get("kernel_ms"))
         if isinstance(ms, (int, float)) and ms > 0:
-            best[_perf_key(p)] = min(ms, best.get(_perf_key(p), ms))
-    worst = {}  # variant -> (ratio, the student's row)
+            fastest[_perf_key(p)] = min(ms, fastest.get(_perf_key(p), ms))
+    best = {}  # the student's best median per case, and its row
     for p in (student or {}).get("performance", []):
-        ref, ms = best.get(_perf_key(p)), p.get("kernel_ms")
-        if ref is None or not isinstance(ms, (int, float)):
+        ms = p.get("kernel_ms")
+        if isinstance(ms, (int, float)) and (_perf_key(p) not in best or ms < best[_perf_key(p)][0]):
+            best[_perf_key(p)] = (ms, p)
+    worst = {}  # variant -> (ratio, the student's row)
+    for key, (ms, p) in best.items():
+        ref = fastest.get(key)
+        if ref is None:
             continue
         ratio = ref / ms if ms > 0 else math.inf
         if ratio > factor and ratio > worst.get(p["variant"], (0, None))[0]:
