@@ -27,6 +27,20 @@ void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int
     labkit::save_png_rgb(path, big.data(), w, h);
 }
 
+Window diff_window(int width, int height, int x, int y) {
+    if (static_cast<std::size_t>(width) * height <= kDiffMaxPixels) return {0, 0, width, height};
+    // The start of a side-long span centred on `at`, moved inside [0, full).
+    const auto start = [](int at, int side, int full) { return std::clamp(at - side / 2, 0, full - side); };
+    const int w = std::min(width, kDiffMaxSide), h = std::min(height, kDiffMaxSide);
+    return {start(x, w, width), start(y, h, height), w, h};
+}
+
+std::string describe_window(Window w, int width, int height) {
+    if (w.x0 == 0 && w.y0 == 0 && w.width == width && w.height == height) return "";
+    return "the " + std::to_string(w.width) + "x" + std::to_string(w.height) + " window at (x=" + std::to_string(w.x0) +
+           ", y=" + std::to_string(w.y0) + ") of the " + std::to_string(width) + "x" + std::to_string(height) + " output";
+}
+
 double psnr_db(double mse, double peak) {
     if (mse == 0) return std::numeric_limits<double>::infinity();
     return 10 * std::log10(peak * peak / mse);

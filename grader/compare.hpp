@@ -98,8 +98,36 @@ std::string describe(const Mismatch<T>& m, std::size_t pixels, Comparison c) {
     return s;
 }
 
+// What a diff image shows of a case. A whole 8192^2 case is a 200 MB picture that takes seconds to
+// draw and encode (into a PNG of over 100 MB), and a broken submission fails many cases; beyond
+// kDiffMaxPixels an image shows the window of at most kDiffMaxSide x kDiffMaxSide around the
+// first mismatch. A window at full resolution, not a downscaled overview: the bugs a diff image
+// diagnoses are often one pixel wide (a last column never written, a halo one short, a section
+// boundary), and an overview 8x smaller would average or skip exactly those pixels; a 1024^2
+// window still spans many blocks, tiles and sections, so their pattern shows.
+inline constexpr int kDiffMaxSide = 1024;
+inline constexpr std::size_t kDiffMaxPixels = static_cast<std::size_t>(kDiffMaxSide) * kDiffMaxSide;
+
+struct Window {
+    int x0 = 0, y0 = 0, width = 0, height = 0;
+};
+
+// The whole width x height image when it is within kDiffMaxPixels (a 1xN strip is drawn whole),
+// else the window of at most kDiffMaxSide on each side centred on (x, y), moved inside the image.
+Window diff_window(int width, int height, int x, int y);
+
+// "the 1024x1024 window at (x=3584, y=3584) of the 8192x8192 output"; "" for the whole image.
+std::string describe_window(Window w, int width, int height);
+
+// The part of an image in a window (no copy: the same rows, the same pitch).
+template <class T>
+labkit::View<T> crop(labkit::View<T> image, Window w) {
+    return {image.row(w.y0) + w.x0, w.width, w.height, image.pitch};
+}
+
 // RGB diff image: the background (a gray picture of the case, the output's size) dimmed where
 // the output is within the tolerance; red where it is not, yellow where it was never written.
+// It draws the views it is given: for a large case, those of its diff_window.
 void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int width, int height);
 
 template <class T>

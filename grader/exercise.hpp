@@ -152,6 +152,19 @@ struct PerfView {
     std::string_view versus = "";
 };
 
+// Cases above this many pixels are checked with the lab's `large_patterns` (default: all of its
+// patterns). The large sizes are there for what only size shows (index overflow, grid limits, a
+// sum that wraps), which one or two patterns catch; every pattern at 8192^2 made a correctness
+// check of Lab 1 cost 8 s of its 10 s per GPU variant.
+inline constexpr long long kLargeCasePixels = 1024LL * 1024;
+
+template <class C>
+constexpr auto patterns_at(int width, int height) {
+    if constexpr (requires { C::large_patterns; })
+        if (static_cast<long long>(width) * height > kLargeCasePixels) return std::span<const labkit::Pattern>(C::large_patterns);
+    return std::span<const labkit::Pattern>(C::patterns);
+}
+
 template <class C>
 constexpr auto perf_patterns_of() {
     if constexpr (requires { C::perf_patterns; })

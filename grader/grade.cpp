@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 
@@ -38,6 +39,32 @@ VariantResult start_result(const RunnerVariant& v) {
     return r;
 }
 
+// The diff images of one variant's failing cases. Drawing one costs far more than judging the case
+// and a broken variant may fail every case, so only its first wrong output of each size class gets
+// one: the failures the report shows. A later one names the case whose image shows its size.
+class DiffImages {
+public:
+    explicit DiffImages(std::string dir) : dir_(std::move(dir)) {}
+
+    // Where the image of a case of this many pixels goes: "" when it gets none.
+    std::string folder_for(long long pixels) const { return drawn_[slot(pixels)].empty() ? dir_ : ""; }
+
+    // Records the image judge() drew for the case, or says in its detail that it was left out.
+    void note(const std::string& case_name, long long pixels, Judgement& j) {
+        std::string& drawn = drawn_[slot(pixels)];
+        if (!j.diff.empty())
+            drawn = case_name;
+        else if (!j.pass && !j.malformed && !drawn.empty())
+            j.detail += "; diff image left out (a variant gets one per size class: see " + drawn + "'s)";
+    }
+
+private:
+    static std::size_t slot(long long pixels) { return static_cast<std::size_t>(size_class(pixels)); }
+
+    std::string dir_;  // empty: no diff images at all
+    std::array<std::string, kSizeClasses.size()> drawn_;  // by size class, the case whose image it has
+};
+
 // The kit's wall-clock limits of one runner call, beyond the silence limit: a few silences,
 // plus an allowance per case or measurement (the slowest honest ones, 8192^2 on one CPU core,
 // take seconds).
@@ -57,7 +84,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     for (std::size_t i = 0; i < ex.cases(); ++i) answered[i] = !ex.applies(i, v.name);
     r.cases_total = static_cast<int>(std::count(answered.begin(), answered.end(), false));
     std::string current, malformed;
-    const std::string diff_dir = o.diff_dir.empty() ? "" : o.diff_dir + "/" + o.label;
+    DiffImages diffs(o.diff_dir);
     std::uintmax_t largest = 0;
     for (std::size_t i = 0; i < ex.cases(); ++i) {
         const auto [w, h] = ex.case_size(i);
@@ -87,15 +114,16 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
             if (key == "done" && !answered[i]) {
                 answered[i] = true;
                 const fs::path file = answers / answer_name(i);
-                auto j = ex.judge(i, file, diff_dir, v.name);
+                const auto [w, h] = ex.case_size(i);
+                const long long pixels = static_cast<long long>(w) * h;
+                auto j = ex.judge(i, file, diffs.folder_for(pixels), v.name);
+                diffs.note(ex.case_name(i), pixels, j);
                 const std::string guard = f.size() > 1 ? f[1] : "";
                 if (!guard.empty()) j = {false, guard + (j.detail.empty() ? "" : "; " + j.detail), j.diff, j.malformed};
                 if (j.malformed && malformed.empty()) malformed = ex.case_name(i) + ": " + j.detail;
                 std::error_code ec;
                 fs::remove(file, ec);
-                const auto [w, h] = ex.case_size(i);
-                CaseResult c{ex.case_name(i), static_cast<long long>(w) * h, j.pass ? Status::pass : Status::fail,
-                             j.detail, j.diff};
+                CaseResult c{ex.case_name(i), pixels, j.pass ? Status::pass : Status::fail, j.detail, j.diff};
                 (j.pass ? r.cases_passed : r.cases_failed)++;
                 if (!j.pass && r.detail.empty()) r.detail = c.name + ": " + c.detail;
                 r.cases.push_back(std::move(c));

@@ -57,7 +57,8 @@ public:
     virtual const std::string& case_name(std::size_t i) const = 0;
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     virtual std::filesystem::path manifest() const = 0;
-    // Reads the runner's answer file for case i and compares it with the reference.
+    // Reads the runner's answer file for case i and compares it with the reference; a wrong output
+    // gets a diff image in diff_dir (none when diff_dir is empty).
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                             const std::string& variant) const = 0;
     virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
@@ -115,7 +116,7 @@ public:
         cases_.clear();
         std::filesystem::create_directories(dir);
         for (const Size& size : settings.sizes)
-            for (const labkit::Pattern p : C::patterns)
+            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
                     C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>());
         if constexpr (requires { C::lab_cases(settings.seed); })
@@ -161,7 +162,10 @@ public:
         if (!m.ok() && !diff_dir.empty()) {
             std::filesystem::create_directories(diff_dir);
             j.diff = diff_dir + "/" + safe_file_name(variant + "_" + c.name) + ".png";
-            write_diff_png<Out>(j.diff, background(c).view(), got.view(), c.want.view(), comparison);
+            const Window w = diff_window(c.want.width(), c.want.height(), m.x, m.y);
+            write_diff_png<Out>(j.diff, background(c, w).view(), crop(got.view(), w), crop(c.want.view(), w), comparison);
+            if (const auto shown = describe_window(w, c.want.width(), c.want.height()); !shown.empty())
+                j.detail += "; the diff image shows " + shown + ", around the first mismatch";
         }
         return j;
     }
@@ -318,12 +322,16 @@ private:
         write_manifest(manifest_, entries);
     }
 
-    // The diff image's background: the lab's picture of the case, else the expected output.
-    static labkit::GrayImage background(const Case& c) {
+    // The diff image's background in its window w (of the output): the lab's picture of the case,
+    // else the expected output, normalized over the window. Only the window is drawn, so that a
+    // large case costs no second pass over the whole image. The lab's picture is of the input,
+    // which has the output's size in every lab that draws one; where it has not, the window would
+    // miss it.
+    static labkit::GrayImage background(const Case& c, Window w) {
         if constexpr (requires { C::diff_background(c.input.view(), c.want.view()); })
-            return C::diff_background(c.input.view(), c.want.view());
-        else
-            return normalized_gray<Out>(c.want.view());
+            if (c.input.width() == c.want.width() && c.input.height() == c.want.height())
+                return C::diff_background(crop(c.input.view(), w), crop(c.want.view(), w));
+        return normalized_gray<Out>(crop(c.want.view(), w));
     }
 
     static std::string safe_file_name(std::string s) {

@@ -206,7 +206,11 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->check(kPositive);
     grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
     grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
-    grade_cmd->add_option("--diff-dir", g.diff_dir, "where diff images of failing cases go")->capture_default_str();
+    const std::string side = std::to_string(kDiffMaxSide);
+    grade_cmd->add_option("--diff-dir", g.diff_dir,
+                          "the folder diff images of failing cases go into, as given (empty: none); one per size "
+                          "class of a variant, at most " + side + "x" + side + " px")
+        ->capture_default_str();
     grade_cmd->add_option("--label", g.label, "what is graded, in titles and files (student, solution, ...)")->capture_default_str();
     grade_cmd->add_option("--json", g.json, "write every result as JSON");
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");

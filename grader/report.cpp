@@ -98,16 +98,6 @@ std::vector<Table> grid(const std::string& title, const std::vector<std::string>
     return tables;
 }
 
-// Size classes for showing failures: strips show section and boundary bugs, small images
-// indexing bugs, large ones what only many blocks or big sums bring out.
-using SizeClass = std::pair<const char*, std::function<bool(const CaseResult&)>>;
-std::vector<SizeClass> size_classes() {
-    constexpr long long kSmall = 1LL << 16, kLarge = 1LL << 20;
-    return {{"strip or tiny (< 64K px)", [](const CaseResult& c) { return c.pixels < kSmall; }},
-            {"medium (< 1M px)", [](const CaseResult& c) { return c.pixels >= kSmall && c.pixels < kLarge; }},
-            {"large (>= 1M px)", [](const CaseResult& c) { return c.pixels >= kLarge; }}};
-}
-
 std::vector<Table> correctness_tables(const Report& r) {
     Table t("Correctness — " + r.lab + " (" + r.label + "), seed " + std::to_string(r.seed),
             {"variant", "exercise", "kind", "verdict", "cases", "detail"});
@@ -378,6 +368,7 @@ Json json(const Report& r) {
             cases.push_back({{"variant", res.name},
                              {"case", c.name},
                              {"status", std::string(status_name(c.status))},
+                             {"pixels", c.pixels},
                              {"detail", c.detail},
                              {"diff", c.diff}});
     }
@@ -445,11 +436,12 @@ void print_correctness(const Report& r) {
         }
         std::printf("%s fails %d of %d cases; the first of each size:\n", res.name.c_str(), res.cases_failed,
                     res.cases_total);
-        for (const auto& [label, fits] : size_classes()) {
-            const auto it = std::find_if(res.cases.begin(), res.cases.end(),
-                                         [&](const CaseResult& c) { return c.status != Status::pass && fits(c); });
+        for (const SizeClass k : kSizeClasses) {
+            const auto it = std::find_if(res.cases.begin(), res.cases.end(), [&](const CaseResult& c) {
+                return c.status != Status::pass && size_class(c.pixels) == k;
+            });
             if (it == res.cases.end()) continue;
-            std::printf("  %-25s %s: %s\n", label, it->name.c_str(), it->detail.c_str());
+            std::printf("  %-25s %s: %s\n", size_class_label(k), it->name.c_str(), it->detail.c_str());
             if (!it->diff.empty()) std::printf("  %-25s diff image %s\n", "", it->diff.c_str());
         }
         std::string failing;
@@ -459,7 +451,7 @@ void print_correctness(const Report& r) {
             if (c.status != Status::pass && listed++ < kListed) failing += (failing.empty() ? "" : "; ") + c.name;
         if (res.cases_failed > kListed) failing += "; ... (" + std::to_string(res.cases_failed - kListed) + " more)";
         std::printf("  failing cases: %s\n", failing.c_str());
-        std::printf("  every case, with its diff image, is in the JSON report (labkit writes results/<lab>-<label>.json)\n");
+        std::printf("  every case is in the JSON report (labkit writes results/<lab>-<label>.json); only those above have a diff image\n");
     }
     std::fflush(stdout);
 }

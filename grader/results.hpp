@@ -1,6 +1,7 @@
 // The grader's results for one lab run: what every report (terminal, Markdown, CSV, JSON) shows.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,27 @@ struct ExerciseInfo {
     std::vector<std::string> perf_params{""};  // labels of the timed parameters, tables for each
     std::vector<ViewInfo> views;
 };
+
+// A case's size class, by the pixels of its input: strips and tiny images show section and
+// boundary bugs, medium ones indexing bugs, large ones what only many blocks or big sums bring
+// out. The reports show a failing variant's first failure of each class, and only its first wrong
+// output of each class gets a diff image (grade.cpp).
+enum class SizeClass { tiny, medium, large };
+inline constexpr std::array kSizeClasses = {SizeClass::tiny, SizeClass::medium, SizeClass::large};
+
+inline SizeClass size_class(long long pixels) {
+    constexpr long long kSmall = 1LL << 16, kLarge = 1LL << 20;
+    return pixels < kSmall ? SizeClass::tiny : pixels < kLarge ? SizeClass::medium : SizeClass::large;
+}
+
+inline const char* size_class_label(SizeClass c) {
+    switch (c) {
+        case SizeClass::tiny: return "strip or tiny (< 64K px)";
+        case SizeClass::medium: return "medium (< 1M px)";
+        case SizeClass::large: return "large (>= 1M px)";
+    }
+    return "";
+}
 
 struct CaseResult {
     std::string name;

@@ -101,7 +101,7 @@ public:
                 gpu->run(v, params);
                 const auto out = gpu->download();
                 guard = gpu->guard_report();
-                write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.view());
+                write_raw<Out>(std::string(answers) + "/" + answer_name(i), out);
 #endif
             }
             report.send("done", std::to_string(i) + "\t" + guard);

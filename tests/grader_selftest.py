@@ -13,6 +13,8 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       output right on real hardware (a race that never fires), so it is caught the way
       `labkit grade --sanitize TOOL` catches it: compute-sanitizer must report it for every
       variant (EXPECT=all) or one (any); STATUSES are then the verdicts the output may have.
+      Every broken case also checks that failing stays cheap: the diff images lie in the folder
+      given by --diff-dir, each within the pixel budget, one per size class of a variant.
   grader_selftest.py cheat GRADER RUNNER GLOB
       a cheating student file (it looks for the answers in its own memory, writes fake lines
       into every descriptor it inherited, or rewrites the report when it exits) must not pass:
@@ -20,6 +22,7 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
 """
 import json
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -28,11 +31,21 @@ from pathlib import Path
 
 SKIP = 77  # Meson's "skipped"
 QUICK = ["--quick", "--no-perf", "--seed", "12345", "--timeout", "30"]
+# The grader's caps on diff images: a variant's first wrong output of each size class gets one
+# (SIZE_CLASS_BOUNDS: grader/results.hpp, by the input's pixels), of at most DIFF_MAX_PIXELS
+# (grader/compare.hpp).
+SIZE_CLASS_BOUNDS = (1 << 16, 1 << 20)
+DIFF_MAX_PIXELS = 1024 * 1024
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def diff_dir_of(workdir):
+    return Path(workdir) / "diff"
 
 
 def grade(grader, runner, extra, workdir):
     out = f"{workdir}/result.json"
-    cmd = [grader, "grade", "--runner", runner, *QUICK, "--json", out, "--diff-dir", f"{workdir}/diff", *extra]
+    cmd = [grader, "grade", "--runner", runner, *QUICK, "--json", out, "--diff-dir", str(diff_dir_of(workdir)), *extra]
     print("$", " ".join(cmd), flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
     print(proc.stdout)
@@ -43,6 +56,42 @@ def grade(grader, runner, extra, workdir):
 def fail(msg):
     print("FAILED:", msg)
     sys.exit(1)
+
+
+def png_size(path):
+    """(width, height) from a PNG's header (its first chunk is IHDR)."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        fail(f"{path}: not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+def check_diff_images(res, diff_dir):
+    """A failing submission must cost about what a passing one does: a variant's first wrong
+    output of each size class gets a diff image, small and right in the folder given; each later
+    one says that its image was left out."""
+    drawn = set()  # (variant, size class) with an image
+    for c in res["cases"]:
+        if c["status"] == "pass" or "first mismatch" not in c["detail"]:
+            continue  # no wrong output (a guard, a malformed answer): nothing to draw
+        where = f"{c['variant']} {c['case']}"
+        slot = (c["variant"], sum(c["pixels"] >= bound for bound in SIZE_CLASS_BOUNDS))
+        if slot in drawn:
+            if c["diff"] or "left out" not in c["detail"]:
+                fail(f"{where}: a second diff image of its size class, or no word that it was left out: "
+                     f"{c['diff']!r}, {c['detail']!r}")
+            continue
+        if not c["diff"]:
+            fail(f"{where}: the first wrong output of its size class has no diff image")
+        drawn.add(slot)
+        path = Path(c["diff"])
+        if path.parent != diff_dir:
+            fail(f"{where}: diff image {path} is not directly in the --diff-dir folder {diff_dir}")
+        width, height = png_size(path)
+        if width * height > DIFF_MAX_PIXELS:
+            fail(f"{where}: diff image of {width}x{height} pixels, over the budget of {DIFF_MAX_PIXELS}")
+    print("diff images (variant, size class):", sorted(drawn))
 
 
 def broken_under_sanitizer(grader, runner, glob, expect, statuses, tool, tmp):
@@ -117,8 +166,9 @@ def main():
                 broken_under_sanitizer(grader, runner, glob, expect, statuses, option("--sanitize"), tmp)
                 return
             # GPU bugs may need many blocks to show (races, dispatch order): larger sizes too, but
-            # not 8192^2 unless the bug needs it: its full-size diff images take most of the time.
-            sizes = option("--sizes") or ("quick" if cpu else "quick,1000x1000,4097x2049")
+            # not 8192^2 unless the bug needs it (its cases take seconds each). On the CPU, one
+            # size past the diff image budget, so that its window is checked on every machine.
+            sizes = option("--sizes") or ("quick,1500x1000" if cpu else "quick,1000x1000,4097x2049")
             # A hang must be noticed quickly; the honest variants of these sizes take milliseconds.
             code, res = grade(grader, runner, ["--variants", glob, "--sizes", sizes, "--photos", "",
                                                "--timeout", "10"], tmp)
@@ -133,6 +183,7 @@ def main():
                 fail(f"the broken kernel was not caught ({len(caught)} of {len(res['variants'])} variants)")
             if code != 1:
                 fail(f"exit {code}, want 1")
+            check_diff_images(res, diff_dir_of(tmp))
         elif mode == "cheat":
             code, res = grade(grader, runner, ["--variants", args[0], "--timeout", "20"], tmp)
             chosen = [v for v in res["variants"] if not v["reference"]]

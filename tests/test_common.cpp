@@ -247,6 +247,44 @@ TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly o
     CHECK(grader::psnr_db(0, 255) == std::numeric_limits<double>::infinity());
 }
 
+TEST_CASE("a diff image of a large case is the window around its first mismatch, within the pixel budget", "[common][compare]") {
+    constexpr int kSide = grader::kDiffMaxSide;
+    // Within the budget, the whole image, a long strip too.
+    const auto strip = grader::diff_window(4099, 1, 4000, 0);
+    CHECK((strip.x0 == 0 && strip.y0 == 0 && strip.width == 4099 && strip.height == 1));
+    CHECK(grader::describe_window(strip, 4099, 1).empty());
+    // Beyond it, centred on the mismatch; moved inside the image near an edge.
+    const auto centred = grader::diff_window(8192, 8192, 4000, 5000);
+    CHECK((centred.x0 == 4000 - kSide / 2 && centred.y0 == 5000 - kSide / 2));
+    CHECK((centred.width == kSide && centred.height == kSide));
+    const auto corner = grader::diff_window(8192, 8192, 8191, 1);
+    CHECK((corner.x0 == 8192 - kSide && corner.y0 == 0));
+    CHECK(grader::describe_window(corner, 8192, 8192) == "the 1024x1024 window at (x=7168, y=0) of the 8192x8192 output");
+    const auto wide = grader::diff_window(100000, 20, 99999, 19);  // past the budget, short: its full height
+    CHECK((wide.x0 == 100000 - kSide && wide.y0 == 0 && wide.width == kSide && wide.height == 20));
+
+    // The PNG holds the window at full resolution: the wrong pixel is where the window puts it.
+    constexpr int kWidth = 3000, kHeight = 2000, kWrongX = 2900, kWrongY = 100;
+    labkit::HostImage<std::uint32_t> want(kWidth, kHeight, 1), got(kWidth, kHeight, 1);
+    got(kWrongX, kWrongY) = 2;
+    const auto m = grader::compare<std::uint32_t>(got.view(), want.view(), grader::exact());
+    const auto w = grader::diff_window(kWidth, kHeight, m.x, m.y);
+    const labkit::GrayImage background(w.width, w.height, 0);
+    const auto dir = temp_dir();
+    const auto png = (dir / "diff.png").string();
+    grader::write_diff_png<std::uint32_t>(png, background.view(), grader::crop(got.view(), w), grader::crop(want.view(), w),
+                                          grader::exact());
+    const auto image = labkit::load_rgb(png);
+    CHECK(static_cast<std::size_t>(image.width) * image.height <= grader::kDiffMaxPixels);
+    REQUIRE((image.width == kSide && image.height == kSide));
+    const auto rgb = [&](int x, int y) { return &image.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)]; };
+    const std::uint8_t* wrong = rgb(kWrongX - w.x0, kWrongY - w.y0);
+    CHECK((wrong[0] == 255 && wrong[1] == 0 && wrong[2] == 0));  // red: wrong
+    const std::uint8_t* right = rgb(0, 0);
+    CHECK((right[0] == 0 && right[1] == 0 && right[2] == 0));  // the dimmed background
+    fs::remove_all(dir);
+}
+
 namespace {
 
 grader::SpawnOptions limits(double silence_s, double wall_s = 0) {

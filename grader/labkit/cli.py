@@ -8,8 +8,11 @@ import sys
 import traceback
 
 from .commands import cmd_build, cmd_grade, cmd_list, cmd_run
+from .batch import cmd_grade_all, default_jobs
 from .datasets import cmd_datasets
 from .dist import cmd_dist
+from .gradebook import cmd_gradebook
+from .gradescope import cmd_gradescope_bundle
 from .sanitize import SANITIZER_TOOLS
 from .testrun import cmd_test
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
@@ -19,6 +22,25 @@ def make_parser():
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--build-dir", default="build", metavar="DIR",
                         help="the configured build folder (default: build)")
+    # The options that choose what a grader checks and times: `grade` and `grade-all` alike.
+    grading = argparse.ArgumentParser(add_help=False)
+    grading.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
+    grading.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
+    grading.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
+    grading.add_argument("--perf-params", metavar="LABEL,...",
+                   help="only these timed parameters, for a lab that times several (convolution: "
+                   "k=3,k=5,k=9,k=15,k=25); other labs ignore it")
+    grading.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
+    grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
+    grading.add_argument("--no-perf", action="store_true", help="check correctness only")
+    grading.add_argument("--quick", action="store_true", help="fewer sizes and runs")
+    grading.add_argument("--timeout", type=positive(int), metavar="SEC",
+                   help="per-variant limit (seconds without progress), enforced by the grader "
+                   "binary (its default: 60)")
+    grading.add_argument("--lab-timeout", type=positive(float), metavar="SEC",
+                   help="wall-clock limit of one grader process, after which its whole process "
+                   "group is killed (default: (per-variant limit, else 120) x (the kit's variants + 1) "
+                   "+ 60, at most 6 hours)")
     parser = argparse.ArgumentParser(
         prog="./labkit", description="GPU Labkit: build, grade and test the labs.",
         epilog="setup and bundle are handled by the bash front (./labkit setup --help).")
@@ -31,7 +53,7 @@ def make_parser():
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser(
-        "grade", parents=[common], help="grade labs (yours and the reference, or submissions)",
+        "grade", parents=[common, grading], help="grade labs (yours and the reference, or submissions)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Builds what is needed, then runs each lab's grader. Default: your files "
         "(labs/<lab>/, label 'student') and, when present, the reference (label 'solution'); "
@@ -57,23 +79,6 @@ def make_parser():
                    help="run every runner (and compile every submission) without bubblewrap, "
                    "which is used by default when bwrap starts here; the output, every report and "
                    "the class files then say 'not sandboxed'")
-    p.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
-    p.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
-    p.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
-    p.add_argument("--perf-params", metavar="LABEL,...",
-                   help="only these timed parameters, for a lab that times several (convolution: "
-                   "k=3,k=5,k=9,k=15,k=25); other labs ignore it")
-    p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
-    p.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
-    p.add_argument("--no-perf", action="store_true", help="check correctness only")
-    p.add_argument("--quick", action="store_true", help="fewer sizes and runs")
-    p.add_argument("--timeout", type=positive(int), metavar="SEC",
-                   help="per-variant limit (seconds without progress), enforced by the grader "
-                   "binary (its default: 60)")
-    p.add_argument("--lab-timeout", type=positive(float), metavar="SEC",
-                   help="wall-clock limit of one grader process, after which its whole process "
-                   "group is killed (default: (per-variant limit, else 120) x (the kit's variants + 1) "
-                   "+ 60, at most 6 hours)")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
                    help="run every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
                    "racecheck, synccheck or initcheck; quick sizes, no timing), each in its own run, "
@@ -83,6 +88,75 @@ def make_parser():
     p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size "
                    "(with --submission: the class CSV, default results/class.csv)")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser(
+        "grade-all", parents=[common, grading], help="instructor: score a class of submissions with the rubrics",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Grades every submission (a folder or a .zip/.tar.gz archive) directly in "
+        "SUBMISSIONS_DIR, scores it with each lab's rubric (labs/<lab>/kit/rubric.toml) and writes "
+        "<out>/results/<name>.json per submission, then <out>/gradebook.csv (one row per student), "
+        "<out>/junit.xml, <out>/gradescope/<name>/results.json and <out>/feedback/<name>.md|.json. "
+        "Builds of the next submissions run on the CPU while the GPU grades; an interrupted run "
+        "resumes where it stopped.",
+        epilog="Examples:\n  ./labkit grade-all subs/ --no-perf --jobs 4\n"
+        "  ./labkit grade-all subs/ integral_image --roster roster.csv\n"
+        "  ./labkit grade-all subs/ --slurm --partition gpu --account cs149 --gres gpu:1\n"
+        "  ./labkit grade-all --single alice.zip\n"
+        "Exit status: 0 when every graded submission has full points, 1 otherwise, 2 for a usage error.")
+    p.add_argument("paths", nargs="*", metavar="SUBMISSIONS_DIR [LAB ...]",
+                   help="the folder of submissions, then the labs to grade (default: all); with "
+                   "--single, only labs")
+    p.add_argument("--single", metavar="PATH", help="grade this one submission (a folder or an archive)")
+    p.add_argument("--out", metavar="DIR", help="the class folder (default: results/class)")
+    p.add_argument("--jobs", type=positive(int), metavar="N",
+                   help=f"build slots, and correctness gradings at once (default here: {default_jobs()})")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    p.add_argument("--roster", metavar="CSV", help="folder name -> student id, name, email (see gradebook --help)")
+    p.add_argument("--rubric-dir", metavar="DIR",
+                   help="rubrics <DIR>/<lab>.toml to use instead of the labs' own")
+    p.add_argument("--work-dir", metavar="DIR", help="where submissions are staged and built, outside the kit "
+                   "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
+    p.add_argument("--no-sandbox", action="store_true", help="compile and run submissions without bubblewrap")
+    p.add_argument("--task-index", type=int, metavar="I", help="Slurm: grade submissions I, I+N, ... only")
+    p.add_argument("--task-count", type=positive(int), metavar="N", help="Slurm: how many tasks share the class")
+    slurm = p.add_argument_group("Slurm (--slurm writes a job array, one task per --chunk submissions, and sbatch's it)")
+    slurm.add_argument("--slurm", action="store_true", help="grade on a Slurm cluster instead of here")
+    slurm.add_argument("--partition", metavar="P")
+    slurm.add_argument("--account", metavar="A")
+    slurm.add_argument("--gres", metavar="SPEC", help="e.g. gpu:1 (default: none, CPU only)")
+    slurm.add_argument("--time", type=positive(int), metavar="MIN", help="time limit of a task, minutes")
+    slurm.add_argument("--chunk", type=positive(int), default=1, metavar="K", help="submissions per task (default 1)")
+    slurm.add_argument("--cpus-per-task", type=positive(int), metavar="N")
+    slurm.add_argument("--mem", metavar="SIZE", help="e.g. 16G")
+    slurm.add_argument("--dry-run", action="store_true", help="write the job script, do not submit it")
+    p.set_defaults(func=cmd_grade_all)
+
+    p = sub.add_parser(
+        "gradebook", parents=[common], help="rebuild the class's gradebook, Gradescope and feedback files",
+        description="Reads the results that grade-all wrote (<out>/results/*.json: finished files "
+        "only, so it can run while a class run is still adding results) and writes "
+        "<out>/gradebook.csv (one row per student, for the LMS), <out>/junit.xml, "
+        "<out>/gradescope/<name>/results.json and <out>/feedback/<name>.md and .json.")
+    p.add_argument("--out", default="results/class", metavar="DIR",
+                   help="the class folder, as given to grade-all --out (default: %(default)s)")
+    p.add_argument("--roster", metavar="CSV",
+                   help="the students: a CSV with a header naming each one's submission folder "
+                   "(folder, submission, login or username) and optionally id, name and email; the "
+                   "gradebook then follows it, with a row for each student who handed nothing in")
+    p.set_defaults(func=cmd_gradebook)
+
+    p = sub.add_parser(
+        "gradescope-bundle", parents=[common], help="write the zip of a Gradescope autograder",
+        description="Writes the zip of a Gradescope 'zip file upload' autograder: setup.sh (installs "
+        "the kit's packages, then ./labkit setup and build), run_autograder (grades "
+        "/autograder/submission with grade-all --single and always leaves results.json) and the kit, "
+        "reference solution included, under source/.")
+    p.add_argument("--out", default="dist/gpu-labkit-gradescope.zip", metavar="FILE.zip",
+                   help="the zip to write (default: %(default)s)")
+    p.add_argument("--labs", metavar="LAB,...", help="grade only these labs (default: all)")
+    p.add_argument("--no-perf", action="store_true",
+                   help="check correctness only: no timing (Gradescope's machines have no GPU)")
+    p.set_defaults(func=cmd_gradescope_bundle)
 
     p = sub.add_parser("run", parents=[common], help="run one variant on an image",
                        description="Runs VARIANT of LAB on IMG and writes a picture of the result as a "

@@ -92,7 +92,10 @@ def first_errors(text, limit=15):
              and not re.search(r"\s-[co]\s", l)]
     if not lines:  # nothing but ninja's own lines (e.g. "ninja: error: unknown target"): show them
         return "\n".join([l for l in raw if l][-limit:])
-    at = next((i for i, l in enumerate(lines) if re.search(r"\berror\b", l, re.I)), None)
+    # The linker's own errors ("multiple definition of", "undefined reference to") come before its
+    # "collect2: error" line, and say what is wrong.
+    at = next((i for i, l in enumerate(lines) if re.search(r"\berror\b|multiple definition|undefined reference", l, re.I)),
+              None)
     if at is None:
         return "\n".join(lines[-limit:])
     if at > 0 and lines[at - 1].endswith(":"):  # "In function ...:" context

@@ -56,6 +56,7 @@ struct Convolution {
     // Noise and hard edges; the default parameters on the shared sizes, every filter, border and
     // k on the lab's own cases (contract.cpp).
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::checkerboard};
+    static constexpr labkit::Pattern large_patterns[] = {labkit::Pattern::random};  // above a megapixel
     static constexpr bool uses_photos = true;
     static std::vector<LabCase> lab_cases(std::uint64_t seed);
 

@@ -26,6 +26,8 @@ struct IntegralImage : grader::WithoutParams, grader::GrayInSameSizeOut {
     // All-255 gives the largest sums (and the wrap at 8192^2); zeros and the ramp catch offsets.
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::zeros,
                                                    labkit::Pattern::full, labkit::Pattern::gradient};
+    // Above a megapixel: noise, and all-255 for the largest sums and the wrap at 8192^2.
+    static constexpr labkit::Pattern large_patterns[] = {labkit::Pattern::random, labkit::Pattern::full};
     static constexpr bool uses_photos = true;
     static constexpr grader::Comparison comparison = grader::exact();
 

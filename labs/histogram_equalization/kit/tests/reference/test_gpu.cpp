@@ -20,7 +20,7 @@ std::string run_and_compare(const grader::Variant<HistogramEqualization>& v, con
     harness.load(in.view());
     harness.run(v, params);
     const auto got = harness.download();
-    const auto m = grader::compare<u8>(got.view(), want.view(), grader::exact());
+    const auto m = grader::compare<u8>(got, want.view(), grader::exact());
     return (m.ok() ? "" : grader::describe(m, got.pixels(), grader::exact())) + harness.guard_report();
 }
 

@@ -38,7 +38,7 @@ std::string run_and_compare(const grader::Variant<C>& v, const labkit::HostImage
     harness.load(input.view());
     harness.run(v, params);
     const auto got = harness.download();
-    const auto m = grader::compare<typename C::Out>(got.view(), want.view(), C::comparison);
+    const auto m = grader::compare<typename C::Out>(got, want.view(), C::comparison);
     return (m.ok() ? "" : grader::describe(m, got.pixels(), C::comparison)) + harness.guard_report();
 }
 

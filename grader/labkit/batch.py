@@ -1,0 +1,488 @@
+"""`labkit grade-all SUBMISSIONS_DIR`: a whole class, scored by the labs' rubrics, fast enough to
+re-run the night before grades are due, and resumable.
+
+The pipeline: --jobs build slots compile submissions on the CPU cores (each slot is a configured
+build of its own, kept between runs, so the kit's objects compile once per slot and a submission
+recompiles only its own files) while the GPU grades the ones already built. With timing on, one
+submission is graded at a time, so that no two timings share the GPU; correctness only
+(--no-perf), up to --jobs gradings run at once (the work is mostly the CPU's: reading answers,
+comparing, writing them).
+
+Build isolation: each student file compiles on its own (ninja -k 0 over the files' objects). A
+file that does not compile is replaced by the starter's, so everything else still links and is
+graded; the variants that reach the replaced file throw the starter's NotImplemented, which
+names its file, and become build-error with that file's compiler message.
+
+Results: <out>/results/<name>.json, one per submission, each written whole (write_atomic) and
+keyed by the submission's files and the grading options: a run that is interrupted resumes where
+it stopped (--force regrades). The gradebook and the other class files (gradebook.py) are rebuilt
+from the result files, also while a Slurm job array is still writing them."""
+
+import concurrent.futures as futures
+import fcntl
+import hashlib
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import reports, rubric
+from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, open_build
+from .classroom import configured_with, reference_variants, work_dir_of
+from .gradebook import load_results, read_roster, write_class_outputs
+from .grading import run_grader, validate_options
+from .proc import capture
+from .programs import build_grader, runner_sandbox, student_files
+from .sandbox import CompileSandbox, choose
+from .submissions import stage, submission_name, write_if_changed
+from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path, print_table, rel, say, write_atomic
+
+SCHEMA = "labkit-result/1"
+ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
+BUILD_TIMEOUT_S = 900
+PROBE_TIMEOUT_S = 60
+# The starter's NotImplemented names its file: "not implemented: scan_rows_naive (01_naive.cu)".
+NOT_IMPLEMENTED_FILE = re.compile(r"\(([^()\s]+\.(?:cu|cpp|cc|cxx|c))\)")
+NINJA_FAILED = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.+)$")
+NINJA_STATUS = re.compile(r"^\[\d+/\d+\] ")
+
+
+def default_jobs():
+    """Build slots (and parallel correctness gradings): a quarter of the cores, each slot's
+    compile using the other three quarters' share, at least 1 and at most 8."""
+    return max(1, min(8, cpus() // 4))
+
+
+def cpus():
+    """The cores this process may use (a Slurm task's allocation, not the whole node)."""
+    return len(os.sched_getaffinity(0)) or 1
+
+
+def find_submissions(args):
+    """[(name, path)]: --single's one submission, else every folder and archive directly in
+    SUBMISSIONS_DIR, in name order; names made unique and safe (submission_name)."""
+    if args.single:
+        paths = [Path(args.single).expanduser()]
+        if not paths[0].exists():
+            raise UsageError(f"--single {args.single}: no such file or folder")
+    else:
+        root = kit_path(args.submissions) if not Path(args.submissions).is_absolute() else Path(args.submissions)
+        if not root.is_dir():
+            raise UsageError(f"{args.submissions}: not a folder of submissions")
+        paths = sorted(p for p in root.iterdir() if not p.name.startswith(".") and not p.is_symlink()
+                       and (p.is_dir() or p.name.endswith(ARCHIVES)))
+        if not paths:
+            raise UsageError(f"{args.submissions}: no submission in it (folders, .zip, .tar.gz)")
+    taken = set()
+    return [(submission_name(p.resolve(), taken), p) for p in paths]
+
+
+def source_key(path):
+    """What identifies a submission's content cheaply, for resuming: every regular file's
+    relative path, size and modification time (links are never followed), or the archive's."""
+    h = hashlib.sha256()
+    if path.is_dir():
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for f in sorted(files):
+                p = Path(root) / f
+                try:
+                    st = p.lstat()
+                except OSError:
+                    continue
+                h.update(f"{p.relative_to(path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    else:
+        st = path.stat()
+        h.update(f"{st.st_size}\0{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:24]
+
+
+def options_key(args, labs):
+    """The grading options that change a result: a result graded with others is regraded."""
+    keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
+                                                 "runs", "seed", "timeout", "variants", "sanitize")}
+    return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def machine_gpu(main):
+    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
+    which groups are graded here, the same for every submission."""
+    if not main.cuda or not main.probe:
+        return ""
+    probe, _ = make(main.dir, main.probe)
+    if probe is None:
+        return ""
+    # The probe answers on fd 3 (the grader's report pipe): here, onto the captured stdout.
+    _, text, _ = capture(["bash", "-c", 'exec "$0" 3>&1 >/dev/null 2>&1', str(probe)], timeout=PROBE_TIMEOUT_S)
+    device = dict(l.split("\t")[1:3] for l in text.splitlines() if l.startswith("device\t") and l.count("\t") >= 2)
+    return device.get("name", "") if device.get("available") == "1" else ""
+
+
+def split_failures(log):
+    """{object path: its compiler output} of every FAILED step of a `ninja -k 0` log."""
+    out, current = {}, None
+    for line in log.splitlines():
+        m = NINJA_FAILED.match(line)
+        if m:
+            current = m.group(1).split()[0]
+            out[current] = []
+        elif current and (NINJA_STATUS.match(line) or line.startswith("ninja:")):
+            current = None
+        elif current:
+            out[current].append(line)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+@dataclass
+class Built:
+    """A submission after its build: the runner of each lab (copied out of the slot), or why
+    there is none, and the student files that did not compile (replaced by the starter's)."""
+    name: str
+    source: Path
+    notes: list
+    key: str
+    started: float
+    runners: dict = field(default_factory=dict)      # lab -> runner path
+    lab_errors: dict = field(default_factory=dict)   # lab -> (short, full) why it has no runner
+    file_errors: dict = field(default_factory=dict)  # lab -> {file: compiler output}
+    build_s: float = 0.0
+
+
+class Pipeline:
+    def __init__(self, args, labs):
+        self.args = args
+        self.main = open_build(build_dir_of(args))
+        self.labs = self.main.select(labs)
+        self.work = work_dir_of(args)
+        self.out = kit_path(args.out) if args.out else RESULTS / "class"
+        self.results = self.out / "results"
+        self.results.mkdir(parents=True, exist_ok=True)
+        self.jobs = args.jobs or default_jobs()
+        self.forwarded = forwarded_options(self.main.dir)
+        self.graders, self.lab_files, self.kit_variants, self.rubrics = {}, {}, {}, {}
+        self.references = {}
+        self.print_lock = threading.Lock()
+
+    def prepare(self, sandbox):
+        self.sandbox = sandbox
+        for name in self.labs:
+            lab = self.main.lab(name)
+            self.graders[name] = build_grader(self.main, lab)
+            self.lab_files[name] = student_files(self.graders[name], name)
+            self.kit_variants[name] = reference_variants(self.main, lab, self.graders[name], sandbox)
+            self.rubrics[name] = rubric.load(name, self.kit_variants[name], self.args.rubric_dir)
+            for warning in ([f"variants no rubric group names (they score nothing): {', '.join(self.rubrics[name].unscored)}"]
+                            if self.rubrics[name].unscored else []):
+                say(f"{name}: {warning}")
+            starter, _ = make(self.main.dir, lab.runner)
+            if starter is not None:
+                validate_options(self.graders[name], starter, self.args, sandbox)
+        self.staged_files = dict(self.lab_files)
+        for name in self.main.names():
+            if name not in self.staged_files:
+                self.staged_files[name] = student_files(build_grader(self.main, self.main.lab(name)), name)
+        self.gpu = machine_gpu(self.main)
+        self.timing = not self.args.no_perf
+        self.key = options_key(self.args, self.labs)
+        self.slots = queue.Queue()
+        for i in range(self.jobs):
+            self.slots.put(self.work / f"slot-{i}")
+
+    # ---- the reference, timed once ------------------------------------------------------------
+
+    def grade_references(self):
+        """With timing on, the reference solution of each lab graded once and kept in
+        <out>/reference/ (reused by a later run or a Slurm task with the same options)."""
+        if not self.timing:
+            return
+        for lab in self.labs:
+            cached = self.out / "reference" / f"{lab}.json"
+            try:
+                got = json.loads(cached.read_text())
+                if got.get("_key") == self.key and not self.args.force:
+                    self.references[lab] = got
+                    continue
+            except (OSError, ValueError):
+                pass
+            target = self.main.lab(lab).solution_runner
+            runner = make(self.main.dir, target)[0] if target else None
+            if runner is None:
+                say(f"{lab}: no reference solution built here: performance points are not graded")
+                continue
+            say(f"{lab}: timing the reference solution once, to score every submission's times against")
+            report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
+                                self.kit_variants[lab], self.sandbox,
+                                log_path=self.out / "reference" / f"{lab}.log")
+            report["_key"] = self.key
+            write_atomic(cached, json.dumps(report))
+            self.references[lab] = report
+
+    # ---- building ----------------------------------------------------------------------------
+
+    def slot_build(self, slot, staged):
+        """The slot's build folder, configured (once) for staged sources. (BuildInfo or None,
+        why not)."""
+        bdir = slot / "build"
+        options = [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"] + self.forwarded
+        if not configured_with(bdir, options):
+            ok, out = configure(bdir, options, echo=False)
+            if not ok:
+                return None, "meson setup failed:\n" + first_errors(out)
+        try:
+            return BuildInfo.read(bdir), ""
+        except LabkitError as e:
+            return None, str(e)
+
+    def ninja(self, bdir, targets, confine, keep_going=False):
+        tool = shutil.which("ninja")
+        if not tool:
+            raise LabkitError("ninja is not installed: run ./labkit setup")
+        jobs = max(1, cpus() // self.jobs)
+        cmd = [tool, "-C", str(bdir), "-j", str(jobs)] + (["-k", "0"] if keep_going else []) + list(targets)
+        rc, out, timed_out = capture(confine.wrap(cmd), timeout=BUILD_TIMEOUT_S, limits=confine.limits)
+        return rc == 0 and not timed_out, out + (f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n" if timed_out else "")
+
+    def objects_of(self, bdir, staged_lab):
+        """{object target: student file name} of the lab's staged files, from the slot build's
+        compile_commands.json."""
+        try:
+            commands = json.loads((bdir / "compile_commands.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        base = staged_lab.resolve()
+        out = {}
+        for c in commands:
+            src = (Path(c.get("directory", bdir)) / c.get("file", "")).resolve()
+            if src.parent == base and c.get("output"):
+                out[c["output"]] = src.name
+        return out
+
+    @staticmethod
+    def shown(text, staged):
+        """Compiler output as the student reads it: their files named <lab>/<file>, not by the
+        path of the build slot they were compiled in."""
+        for base in {str(staged), str(staged.resolve())}:
+            text = text.replace(base + "/", "")
+        return text
+
+    def build_lab(self, built, lab, build, bdir, staged, confine):
+        """Compiles the lab's student files one by one (ninja -k 0), replaces those that fail by
+        the starter's, then links the runner and copies it out of the slot."""
+        objects = self.objects_of(bdir, staged / lab)
+        failures = {}
+        if objects:
+            ok, log = self.ninja(bdir, sorted(objects), confine, keep_going=True)
+            if not ok:
+                for obj, text in split_failures(log).items():
+                    f = objects.get(obj)
+                    if f:
+                        failures[f] = text
+                if not failures:  # failed, but not in a student file: the whole lab
+                    built.lab_errors[lab] = (first_errors(log, 6), log)
+                    return
+        for f in failures:
+            write_if_changed(staged / lab / f, (ROOT / "labs" / lab / f).read_bytes())
+        built.file_errors[lab] = {f: self.shown(text, staged) for f, text in failures.items()}
+        target = build.lab(lab).runner
+        ok, log = self.ninja(bdir, [target], confine)
+        if not ok:
+            log = self.shown(log, staged)
+            built.lab_errors[lab] = (first_errors(log, 6), log)
+            return
+        dest = self.work / "runners" / built.name / Path(target).name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(bdir / target, dest)
+        built.runners[lab] = dest
+
+    def build(self, name, source, key):
+        started = time.monotonic()
+        slot = self.slots.get()
+        slot.mkdir(parents=True, exist_ok=True)
+        # Another grade-all on the same work folder (a second run, a Slurm task on the same node)
+        # must never build in this slot at the same time: it would grade one student's code under
+        # another's name.
+        lock = open(slot / ".lock", "w")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            staged = slot / "src"
+            notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
+            built = Built(name, source, notes, key, started)
+            build, why = self.slot_build(slot, staged)
+            confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work)
+            for lab in self.labs:
+                if build is None:
+                    built.lab_errors[lab] = (why, why)
+                else:
+                    self.build_lab(built, lab, build, slot / "build", staged, confine)
+        finally:
+            lock.close()
+            self.slots.put(slot)
+        built.build_s = time.monotonic() - started
+        return built
+
+    # ---- grading -----------------------------------------------------------------------------
+
+    def mark_build_errors(self, report, failures):
+        """Variants that reached a file that did not compile (the starter's NotImplemented names
+        it) are build-error, with that file's compiler message."""
+        changed = False
+        for v in report.get("variants", []):
+            if v.get("status") != "todo":
+                continue
+            named = NOT_IMPLEMENTED_FILE.findall(str(v.get("detail", "")))
+            bad = [f for f in named if f in failures]
+            if bad:
+                v["status"] = "build-error"
+                v["detail"] = f"{bad[0]} does not compile: " + first_errors(failures[bad[0]], 6)
+                changed = True
+        if changed:
+            reports.write_back(report)
+
+    def grade(self, built):
+        out_dir = self.out / "submissions" / built.name
+        out_dir.mkdir(parents=True, exist_ok=True)
+        labs, reports_of = {}, {}
+        for lab in self.labs:
+            grader = self.graders[lab]
+            if lab in built.lab_errors:
+                short, full = built.lab_errors[lab]
+                write_atomic(out_dir / f"{lab}-build.log", full)
+                report = dict(reports.placeholder(lab, built.name, self.kit_variants[lab], "build-error", short),
+                              sandbox=runner_sandbox(grader, self.sandbox))
+                state, detail = "build-error", short
+            else:
+                report = run_grader(grader, built.runners[lab], lab, built.name, out_dir, self.args,
+                                    self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log")
+                failures = built.file_errors.get(lab, {})
+                if failures:
+                    write_atomic(out_dir / f"{lab}-build.log",
+                                 "\n\n".join(f"== {f} ==\n{t}" for f, t in failures.items()))
+                    self.mark_build_errors(report, failures)
+                if reports.flag_fast_timings(report, self.references.get(lab)):
+                    reports.write_back(report)
+                error = [v for v in report["variants"] if v["name"] == "*"]
+                state = "error" if error else "graded"
+                detail = error[0].get("detail", "") if error else "; ".join(
+                    f"{f} does not compile (the starter's is used)" for f in failures)
+            scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
+                                      timing=self.timing)
+            labs[lab] = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))
+            reports_of[lab] = report
+        result = {
+            "schema": SCHEMA, "name": built.name, "source": str(built.source), "key": built.key,
+            "options": self.key, "notes": built.notes,
+            "graded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "seconds": round(time.monotonic() - built.started, 2), "build_seconds": round(built.build_s, 2),
+            "machine": {"gpu": self.gpu, "cpu_threads": cpus()},
+            "sandbox": self.sandbox.label,
+            "points": round(sum(l["points"] for l in labs.values()), 2),
+            "max_points": round(sum(l["max_points"] for l in labs.values()), 2),
+            "bonus_points": round(sum(l["bonus_points"] for l in labs.values()), 2),
+            "max_bonus": round(sum(l["max_bonus"] for l in labs.values()), 2),
+            "labs": labs,
+        }
+        write_atomic(self.results / f"{built.name}.json", json.dumps(result, indent=2))
+        shutil.rmtree(self.work / "runners" / built.name, ignore_errors=True)
+        return result
+
+    # ---- the run -----------------------------------------------------------------------------
+
+    def finished(self, name, key):
+        """Whether <out>/results/<name>.json holds this submission, graded with these options."""
+        try:
+            got = json.loads((self.results / f"{name}.json").read_text())
+        except (OSError, ValueError):
+            return False
+        return got.get("schema") == SCHEMA and got.get("key") == key and got.get("options") == self.key
+
+    def run(self, todo):
+        """Builds and grades todo ([(name, path, key)]), showing progress and the time left.
+        Returns the results."""
+        done, results, started = 0, [], time.monotonic()
+        grade_workers = 1 if self.timing else self.jobs
+        with futures.ThreadPoolExecutor(self.jobs) as builders, futures.ThreadPoolExecutor(grade_workers) as graders:
+            grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k)) for n, p, k in todo]
+            for f in futures.as_completed(grading):
+                result = f.result()
+                done += 1
+                results.append(result)
+                elapsed = time.monotonic() - started
+                left = (elapsed / done) * (len(todo) - done)
+                lab_text = ", ".join(f"{lab} {l['points']:g}/{l['max_points']:g}"
+                                     + ("" if l["state"] == "graded" else f" ({l['state']})")
+                                     for lab, l in result["labs"].items())
+                say(f"[{done}/{len(todo)}] {result['name']}: {lab_text}  ({result['seconds']:.1f} s; "
+                    f"elapsed {elapsed:.0f} s, about {left:.0f} s left)")
+        return results
+
+    def grade_after(self, build_future):
+        return self.grade(build_future.result())
+
+
+def print_submission(result):
+    """The terminal summary of one submission: per lab and group, status, points, time vs the
+    reference and % of copy bandwidth."""
+    rows = []
+    for lab, l in result["labs"].items():
+        for g in l["groups"]:
+            perf = g.get("performance") or {}
+            statuses = {v["status"] for v in g["variants"]}
+            status = "not graded" if not g["graded"] else (reports.SHOWN.get(next(iter(statuses))) if len(statuses) == 1
+                                                         else "mixed: " + ", ".join(sorted(statuses)))
+            rows.append([lab, g["title"] + (" (bonus)" if g["bonus"] else ""), status,
+                         f"{g['points']:g}/{g['max_points']:g}",
+                         f"{perf['ratio']:.2f}x" if perf.get("ratio") else "-",
+                         f"{perf['pct_copy_bw']:.0f}%" if perf.get("pct_copy_bw") else "-"])
+    print_table(["lab", "group", "status", "points", "time vs ref", "% copy BW"], rows)
+    say(f"total: {result['points']:g}/{result['max_points']:g}"
+        + (f" + bonus {result['bonus_points']:g}" if result["max_bonus"] else ""))
+
+
+def cmd_grade_all(args):
+    if args.task_count is not None and not 0 <= (args.task_index or 0) < args.task_count:
+        raise UsageError("--task-index must be in 0 .. --task-count - 1")
+    paths = list(args.paths)
+    if not args.single:
+        if not paths:
+            raise UsageError("name a folder of submissions (or --single PATH)")
+        args.submissions = paths.pop(0)
+    args.labs = paths
+    roster = read_roster(kit_path(args.roster)) if args.roster else None
+    subs = find_submissions(args)
+    if args.slurm:
+        from .slurm import cmd_slurm
+        return cmd_slurm(args, [p for _, p in subs])
+    pipe = Pipeline(args, args.labs)
+    pipe.prepare(choose(args.no_sandbox))
+    say(f"grade-all: {len(subs)} submission(s), labs {', '.join(pipe.labs)}; {pipe.jobs} build slot(s); "
+        f"GPU: {pipe.gpu or 'none (GPU groups are not graded)'}; sandbox: {pipe.sandbox.label}; "
+        f"results in {rel(pipe.results)}")
+    if args.task_count:
+        subs = [s for i, s in enumerate(subs) if i % args.task_count == (args.task_index or 0)]
+    todo = []
+    for name, path in subs:
+        key = source_key(path)
+        if not args.force and pipe.finished(name, key):
+            continue
+        todo.append((name, path, key))
+    if len(subs) > len(todo):
+        say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
+    pipe.grade_references()
+    results = pipe.run(todo)
+    if args.single and results:
+        print_submission(results[0])
+    if args.task_count:  # a Slurm task: the merge is `labkit gradebook`'s
+        return 0
+    everything = load_results(pipe.results)
+    written = write_class_outputs(pipe.out, everything, roster)
+    say(f"class files: {rel(pipe.out / 'gradebook.csv')}, {rel(pipe.out / 'junit.xml')}, "
+        f"gradescope/ and feedback/ in {rel(pipe.out)} ({len(written)} files)")
+    failing = any(l["points"] < l["max_points"] for r in results for l in r["labs"].values())
+    return 1 if failing else 0

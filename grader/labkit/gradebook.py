@@ -1,0 +1,583 @@
+"""The course-tool outputs of a graded class, made from the per-submission results that
+`labkit grade-all` writes (<out>/results/<name>.json, schema "labkit-result/1"): a gradebook CSV
+for the LMS, Gradescope's results.json per submission, a JUnit XML file for CI dashboards, and a
+feedback file per student.
+
+Everything here reads finished result files only and writes through util.write_atomic, so that
+`labkit gradebook` can run while a (Slurm) class run is still adding results, and a reader never
+meets half a file."""
+
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from . import reports
+from .util import ANSI_RE, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+
+SCHEMA = "labkit-result/1"
+
+# Roster headers, compared after _header(): lower case, '_' and '-' as spaces. LMS exports spell
+# them differently (Canvas: "SIS Login ID", Moodle: "Email address", a hand-made sheet: "login").
+ROSTER_COLUMNS = {
+    "key": ("folder", "submission", "submission folder", "login", "username", "user name",
+            "sis login id", "github", "github username"),
+    "id": ("id", "student id", "sis id", "sis user id", "student number"),
+    "name": ("name", "student name", "full name", "student"),
+    "email": ("email", "e mail", "email address", "mail"),
+}
+
+# Variant statuses as JUnit sees them: a failure, or a test that was not run (skipped).
+JUNIT_FAILURE = reports.FAILING
+JUNIT_SKIPPED = {"todo", "not-run", "skipped"}
+
+# Characters XML 1.0 cannot hold at all (a compiler message may carry ANSI escapes).
+XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+def _header(text):
+    return " ".join(str(text or "").lower().replace("_", " ").replace("-", " ").split())
+
+
+def read_roster(path):
+    """folder name -> {"id", "name", "email"}, in the roster's order, from a CSV whose header names
+    the columns in any of the usual spellings (ROSTER_COLUMNS). A roster that cannot be used is a
+    UsageError: a grade exported against the wrong students is worse than none."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # Excel writes a byte-order mark
+    except FileNotFoundError:
+        raise UsageError(f"roster {path} not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"roster {path} cannot be read as UTF-8 text: {e}") from None
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))  # quoted cells may span lines
+    except csv.Error as e:
+        raise UsageError(f"roster {path} is not valid CSV: {e}") from None
+    if not rows:
+        raise UsageError(f"roster {path} is empty")
+    heads = [_header(h) for h in rows[0]]
+    col = {field: next((heads.index(s) for s in spellings if s in heads), None)
+           for field, spellings in ROSTER_COLUMNS.items()}
+    if col["key"] is None:
+        raise UsageError(f"roster {path} has no column naming the submission folder (one of: "
+                         f"{', '.join(ROSTER_COLUMNS['key'])}); its header is: {', '.join(rows[0])}")
+    roster, seen = {}, set()
+    for n, row in enumerate(rows[1:], start=2):
+        cells = {field: row[i].strip() if i is not None and i < len(row) else "" for field, i in col.items()}
+        key = cells.pop("key")
+        if not key:
+            if any(c.strip() for c in row):
+                say(f"warning: roster {path} line {n} has no {rows[0][col['key']]}: left out")
+            continue
+        if key.casefold() in seen:  # folder names are matched without regard to case
+            raise UsageError(f"roster {path} lists {key!r} twice (line {n})")
+        seen.add(key.casefold())
+        roster[key] = cells
+    return roster
+
+
+def _usable(result):
+    """Why a parsed result file cannot be used ('' when it can): only the fields every writer
+    here relies on are checked; the rest is read with defaults."""
+    if not isinstance(result, dict) or result.get("schema") != SCHEMA:
+        return f"not a {SCHEMA} result"
+    if not isinstance(result.get("name"), str) or not result["name"]:
+        return "no name"
+    labs = result.get("labs")
+    if not isinstance(labs, dict) or not all(isinstance(l, dict) for l in labs.values()):
+        return "its labs are not objects"
+    groups = [g for l in labs.values() for g in l.get("groups") or []]
+    if not all(isinstance(g, dict) for g in groups):
+        return "a rubric group is not an object"
+    if not all(isinstance(v, dict) for g in groups for v in g.get("variants") or []):
+        return "a variant is not an object"
+    return ""
+
+
+def load_results(results_dir):
+    """Every finished result in results_dir (<name>.json), sorted by name. grade-all writes them
+    atomically, so a result still being written is a temporary file (.<name>.json.*.tmp), never
+    a *.json: those and *.partial are not read. A file that cannot be used is reported and left
+    out."""
+    results = []
+    for path in sorted(Path(results_dir).glob("*.json")):
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            say(f"warning: {rel(path)} left out: cannot be read ({e.__class__.__name__}: {e})")
+            continue
+        why = _usable(result)
+        if why:
+            say(f"warning: {rel(path)} left out: {why}")
+            continue
+        results.append(result)
+    return sorted(results, key=lambda r: r["name"])
+
+
+# --- small formatting helpers --------------------------------------------------------------------
+
+def _num(x):
+    """A number as an LMS imports it: no unit, no trailing zeros, at most 2 decimals; '' for none."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return ""
+    return f"{x:.2f}".rstrip("0").rstrip(".") or "0"
+
+
+def _f(x):
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0
+
+
+def _one_line(text):
+    """text on one line, without colour codes: table cells, CSV cells, Gradescope lines."""
+    return " ".join(ANSI_RE.sub("", str(text or "")).split())
+
+
+def _lab_order(results):
+    """The labs of all results, in the order they first appear (grade-all writes them in the
+    kit's teaching order)."""
+    labs = []
+    for r in results:
+        labs += [lab for lab in r["labs"] if lab not in labs]
+    return labs
+
+
+def _groups(lab):
+    return lab.get("groups") or []
+
+
+def _flags(group):
+    return [f for v in group.get("variants") or [] for f in v.get("flags") or []]
+
+
+def _shown(status):
+    return reports.SHOWN.get(status, status)
+
+
+def _perf_text(perf):
+    """'1.200 ms vs 0.630 ms for the reference (1.9× its time) at 8192x8192'; '' when untimed."""
+    if not perf or perf.get("student_ms") is None:
+        return _one_line((perf or {}).get("note"))
+    text = f"{reports.fmt_ms(perf['student_ms'])} ms"
+    if perf.get("reference_ms") is not None:
+        text += f" vs {reports.fmt_ms(perf['reference_ms'])} ms for the reference"
+    if isinstance(perf.get("ratio"), (int, float)):
+        text += f" ({perf['ratio']:.1f}× its time)"
+    if perf.get("size"):
+        text += f" at {perf['size']}"
+    if perf.get("note"):
+        text += f"; {_one_line(perf['note'])}"
+    return text
+
+
+def _sanitizer_text(san):
+    if not san:
+        return ""
+    if san.get("clean"):
+        return f"{san.get('tool', 'sanitizer')}: clean"
+    return f"{san.get('tool', 'sanitizer')}: errors found (-{_num(_f(san.get('penalty')))} points)"
+
+
+def _variant_line(v):
+    cases = f" ({v['cases_passed']}/{v['cases_total']} cases)" if v.get("cases_total") else ""
+    detail = f": {_one_line(v['detail'])}" if v.get("detail") else ""
+    return f"{v.get('name', '?')}: {_shown(v.get('status', '?'))}{cases}{detail}"
+
+
+def _fenced(text):
+    """text in a Markdown code block whose fence no backtick run inside it can close."""
+    text = ANSI_RE.sub("", text).rstrip()
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _lab_problem(name, lab):
+    """One line on a lab that was not graded as a whole (build-error, error); '' when graded.
+    Its detail (the compiler's message) is shown apart, in full."""
+    state = lab.get("state", "graded")
+    if state == "graded":
+        return ""
+    return f"{name}: " + ("the files do not compile (build-error)" if state == "build-error"
+                          else f"grading stopped ({state})")
+
+
+def _problem_lines(name, lab):
+    """Markdown lines on a lab not graded as a whole: the problem, then its detail in a code
+    block; none when the lab was graded."""
+    problem = _lab_problem(name, lab)
+    if not problem:
+        return []
+    if not lab.get("detail"):
+        return [problem + ".", ""]
+    return [problem + ":", "", _fenced(str(lab["detail"])), ""]
+
+
+# --- gradebook.csv -------------------------------------------------------------------------------
+
+def _notes(result):
+    """What a person should look at: labs not graded as a whole, groups left out of the
+    denominator, and flagged timings."""
+    notes = []
+    for name, lab in result["labs"].items():
+        if lab.get("state", "graded") != "graded":
+            notes.append(f"{name}: {lab['state']}")
+        notes += [f"{name}: not graded: {_one_line(n)}" for n in lab.get("not_graded") or []]
+        notes += [f"{name}/{g.get('name', '?')}: {_one_line(f)}" for g in _groups(lab) for f in _flags(g)]
+    return notes
+
+
+def _score_cells(result, labs):
+    points, top = _f(result.get("points")), _f(result.get("max_points"))
+    cells = [_num(points), _num(top), _num(round(100 * points / top, 1)) if top else "",
+             _num(_f(result.get("bonus_points")))]
+    for lab in labs:
+        entry = result["labs"].get(lab)
+        cells += [_num(_f(entry.get("points"))), _num(_f(entry.get("max_points")))] if entry else ["", ""]
+    return cells
+
+
+def gradebook_csv(results, roster, labs):
+    """The gradebook as CSV text: one row per submission (and per roster student without one),
+    a plain header row and bare numbers, so that an LMS imports it as is. With a roster, rows come
+    in its order, then the results it does not list."""
+    head = ["folder", "student_id", "name", "email", "points", "max_points", "percent", "bonus_points"]
+    for lab in labs:
+        head += [f"{lab}_points", f"{lab}_max"]
+    rows = [head + ["notes"]]
+    by_key = {r["name"].casefold(): r for r in results}
+    blank = [""] * (4 + 2 * len(labs))
+    for key, who in (roster or {}).items():
+        result = by_key.pop(key.casefold(), None)
+        person = [key, who.get("id", ""), who.get("name", ""), who.get("email", "")]
+        if result is None:
+            rows.append(person + blank + ["no submission"])
+        else:
+            rows.append(person + _score_cells(result, labs) + ["; ".join(_notes(result))])
+    for result in sorted(by_key.values(), key=lambda r: r["name"]):
+        notes = _notes(result) + (["not in roster"] if roster else [])
+        rows.append([result["name"], "", "", ""] + _score_cells(result, labs) + ["; ".join(notes)])
+    return reports.csv_text(rows)
+
+
+# --- Gradescope ----------------------------------------------------------------------------------
+
+def _group_output(group, lab_state):
+    """The text of one Gradescope test: what happened, then the scores' parts and the variants."""
+    if not group.get("graded", True):
+        return f"Not graded: {_one_line(group.get('why_not_graded')) or 'not checked on this machine'}."
+    lines = []
+    if lab_state != "graded":
+        lines.append(f"This lab was not graded ({lab_state}): the summary at the top says why.")
+    if group.get("feedback"):
+        lines.append(_one_line(group["feedback"]))
+    corr, perf = group.get("correctness"), group.get("performance")
+    if corr:
+        lines.append(f"correctness: {_num(_f(corr.get('points')))}/{_num(_f(corr.get('max')))} points"
+                     + (f", {corr.get('cases_passed', 0)} of {corr['cases_total']} cases"
+                        if corr.get("cases_total") else ""))
+    if perf and (_f(perf.get("max")) or perf.get("student_ms") is not None):
+        lines.append(f"performance: {_num(_f(perf.get('points')))}/{_num(_f(perf.get('max')))} points"
+                     + (f": {_perf_text(perf)}" if _perf_text(perf) else ""))
+    if _sanitizer_text(group.get("sanitizer")):
+        lines.append(_sanitizer_text(group["sanitizer"]))
+    lines += [_variant_line(v) for v in group.get("variants") or []]
+    lines += [f"review: {f}" for f in _flags(group)]
+    return "\n".join(lines)
+
+
+def _group_test(lab_name, lab, group):
+    """One Gradescope test for a rubric group. A bonus group counts nothing towards the maximum,
+    nor does a group not graded here (its output says why, and it has no status: it neither
+    passed nor failed); the status compares the group with its own maximum, so that a full bonus
+    reads as passed."""
+    graded, bonus = group.get("graded", True), bool(group.get("bonus"))
+    points, top = _f(group.get("points")), _f(group.get("max_points"))
+    test = {"name": f"{lab_name}: {group.get('title') or group.get('name', '?')}" + (" (bonus)" if bonus else ""),
+            "score": points,
+            "max_score": top if graded and not bonus else 0.0,
+            "output": _group_output(group, lab.get("state", "graded")),
+            "visibility": "visible"}
+    if graded:
+        test["status"] = "passed" if points >= top else "failed"
+    return test
+
+
+def _lab_test(lab_name, lab):
+    """The one test of a lab that has no rubric groups (it stopped before any was scored)."""
+    points, top = _f(lab.get("points")), _f(lab.get("max_points"))
+    return {"name": f"{lab_name}: {lab.get('state', 'graded')}", "score": points, "max_score": top,
+            "status": "passed" if points >= top else "failed",
+            "output": "\n\n".join(filter(None, [_lab_problem(lab_name, lab) or "No rubric group was scored.",
+                                                 str(lab.get("detail") or "")])),
+            "visibility": "visible"}
+
+
+def _leaderboard(result):
+    """Per lab, the best kernel time of any graded group; flagged timings stay off the board."""
+    board = []
+    for lab_name, lab in result["labs"].items():
+        times = [_f(g["performance"]["student_ms"]) for g in _groups(lab)
+                 if g.get("graded", True) and (g.get("performance") or {}).get("student_ms") is not None
+                 and not _flags(g)]
+        if times:
+            board.append({"name": f"{lab_name} best kernel ms", "value": min(times), "order": "asc"})
+    return board
+
+
+def summary_markdown(result):
+    """The submission at a glance: total, a line per lab, why a lab or a group was not graded
+    (the compiler's message in full), and the staging notes."""
+    lines = [f"**{_num(_f(result.get('points')))} / {_num(_f(result.get('max_points')))} points**"
+             + (f" (+{_num(_f(result.get('bonus_points')))} bonus)" if _f(result.get("max_bonus")) else ""), ""]
+    lines += ["| Lab | Points | Max | State |", "|---|---|---|---|"]
+    for name, lab in result["labs"].items():
+        lines.append(f"| {name} | {_num(_f(lab.get('points')))} | {_num(_f(lab.get('max_points')))} | "
+                     f"{lab.get('state', 'graded')} |")
+    lines.append("")
+    for name, lab in result["labs"].items():
+        lines += _problem_lines(name, lab)
+    not_graded = [f"- {name}: {_one_line(n)}"
+                  for name, lab in result["labs"].items() for n in lab.get("not_graded") or []]
+    if not_graded:
+        lines += ["Not graded here (left out of the maximum):", ""] + not_graded + [""]
+    if result.get("notes"):
+        lines += ["Notes on what was handed in:", ""] + [f"- {_one_line(n)}" for n in result["notes"]]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def gradescope_results(result):
+    """Gradescope's results.json for one submission
+    (https://gradescope-autograders.readthedocs.io/en/latest/specs/): the score is points plus
+    bonus, one test per rubric group per lab."""
+    tests = []
+    for name, lab in result["labs"].items():
+        tests += [_group_test(name, lab, g) for g in _groups(lab)] or [_lab_test(name, lab)]
+    out = {"score": _f(result.get("points")) + _f(result.get("bonus_points")),
+           "output": summary_markdown(result), "output_format": "md", "tests": tests}
+    if isinstance(result.get("seconds"), (int, float)):
+        out["execution_time"] = round(result["seconds"])
+    board = _leaderboard(result)
+    if board:
+        out["leaderboard"] = board
+    return out
+
+
+# --- junit.xml -----------------------------------------------------------------------------------
+
+def _xml_text(text):
+    """text as XML 1.0 can hold it: colour codes dropped, other control characters as '?'."""
+    return XML_INVALID.sub("?", ANSI_RE.sub("", str(text or "")))
+
+
+def _testcase(suite, classname, name, status, message, body):
+    case = ET.SubElement(suite, "testcase", classname=_xml_text(classname), name=_xml_text(name), time="0")
+    if status in JUNIT_FAILURE:
+        ET.SubElement(case, "failure", message=_xml_text(message), type=_xml_text(status)).text = _xml_text(body)
+    elif status in JUNIT_SKIPPED:
+        ET.SubElement(case, "skipped", message=_xml_text(message))
+    return case
+
+
+def _lab_suite(root, result, lab_name, lab):
+    """The <testsuite> of one submission's lab: a testcase per variant of each rubric group (a
+    lab without groups gets one for its own state). The result does not time variants one by
+    one, so every time is 0 and each total the sum of its parts."""
+    base = f"{result['name']}.{lab_name}"
+    suite = ET.SubElement(root, "testsuite", name=_xml_text(base))
+    for g in _groups(lab):
+        for v in g.get("variants") or []:
+            status = v.get("status", "error")
+            _testcase(suite, f"{base}.{g.get('name', '?')}", v.get("name", "?"), status,
+                      _variant_line(v), v.get("detail") or lab.get("detail") or "")
+    if not _groups(lab):
+        state = lab.get("state", "graded")
+        _testcase(suite, base, "build" if state == "build-error" else state,
+                  state if state in reports.FAILING else "pass", _lab_problem(lab_name, lab), lab.get("detail", ""))
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
+    suite.set("errors", "0")
+    suite.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
+    suite.set("time", "0")
+    if result.get("graded_at"):
+        suite.set("timestamp", _xml_text(result["graded_at"]).rstrip("Z"))
+    return suite
+
+
+def junit_xml(results):
+    """JUnit XML of the class: one <testsuite> per submission and lab, one <testcase> per
+    variant, failures and skips as CI dashboards count them."""
+    root = ET.Element("testsuites", name="labkit")
+    for result in results:
+        for lab_name, lab in result["labs"].items():
+            _lab_suite(root, result, lab_name, lab)
+    for attr in ("tests", "failures", "errors", "skipped"):
+        root.set(attr, str(sum(int(s.get(attr)) for s in root)))
+    root.set("time", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- feedback ------------------------------------------------------------------------------------
+
+def _cell(text):
+    return _one_line(text).replace("|", "\\|") or "-"
+
+
+def _group_row(group):
+    perf, corr = group.get("performance") or {}, group.get("correctness") or {}
+    if not group.get("graded", True):
+        status = "not graded"
+    else:
+        status = reports.tally({"variants": group.get("variants") or []}) or "-"
+    time = "flagged for review" if _flags(group) else _perf_text(perf) if perf.get("student_ms") is not None else "-"
+    if group.get("graded", True):
+        note = [group.get("feedback"), _sanitizer_text(group.get("sanitizer"))]
+        if corr.get("cases_total"):
+            note.append(f"{corr.get('cases_passed', 0)}/{corr['cases_total']} cases")
+    else:
+        note = [group.get("why_not_graded")]
+    title = (group.get("title") or group.get("name", "?")) + (" (bonus)" if group.get("bonus") else "")
+    return (f"| {_cell(title)} | {_num(_f(group.get('points')))} | {_num(_f(group.get('max_points')))} | "
+            f"{_cell(status)} | {_cell(time)} | {_cell('; '.join(filter(None, note)))} |")
+
+
+def _lab_section(name, lab):
+    lines = [f"## {name}: {_num(_f(lab.get('points')))} / {_num(_f(lab.get('max_points')))}"
+             + (f" (+{_num(_f(lab.get('bonus_points')))} bonus)" if _f(lab.get("max_bonus")) else ""), ""]
+    lines += _problem_lines(name, lab)
+    if _groups(lab):
+        lines += ["| Part | Points | Max | Status | Time vs reference | Note |", "|---|---|---|---|---|---|"]
+        lines += [_group_row(g) for g in _groups(lab)] + [""]
+    if lab.get("not_graded"):
+        lines += ["Not graded here (left out of the maximum):", ""]
+        lines += [f"- {_one_line(n)}" for n in lab["not_graded"]] + [""]
+    flags = [f"- {g.get('name', '?')}: {_one_line(f)}" for g in _groups(lab) for f in _flags(g)]
+    if flags:
+        lines += ["Flagged for review by the instructor (these times are not compared):", ""] + flags + [""]
+    return lines
+
+
+def _group_step(lab_name, group):
+    """The next step for one graded rubric group ('' when it has full marks or is flagged, which
+    is for the instructor to look at)."""
+    where = f"{lab_name}, {group.get('title') or group.get('name', '?')}"
+    statuses = {v.get("status") for v in group.get("variants") or []}
+    corr, perf = group.get("correctness") or {}, group.get("performance") or {}
+    if statuses & reports.FAILING:
+        return f"{where}: fix it: {_one_line(group.get('feedback')) or 'see the table above'}."
+    if "todo" in statuses:
+        return f"{where}: still to implement."
+    if _f(corr.get("points")) >= _f(corr.get("max")) and _f(perf.get("points")) < _f(perf.get("max")) \
+            and not _flags(group):
+        return f"{where}: correct; make it faster ({_perf_text(perf) or 'see the table above'})."
+    return ""
+
+
+def _next_steps(result):
+    """What the student should do next, most urgent first."""
+    steps = []
+    for name, lab in result["labs"].items():
+        state = lab.get("state", "graded")
+        if state == "build-error":
+            steps.append(f"{name}: make it compile (the compiler's first errors are shown above); "
+                         "nothing in this lab can be scored until it does.")
+        elif state != "graded":
+            steps.append(f"{name}: grading stopped with an error ({_one_line(lab.get('detail'))[:200] or state}); "
+                         "run `./labkit grade` and ask your instructor if it persists.")
+        if state == "graded":
+            steps += filter(None, (_group_step(name, g) for g in _groups(lab) if g.get("graded", True)))
+        if lab.get("not_graded"):
+            steps.append(f"{name}: some parts were not graded here ({'; '.join(map(_one_line, lab['not_graded']))}); "
+                         "check them yourself with `./labkit grade` on a machine that can run them.")
+    return steps or ["Nothing: every graded part has full marks."]
+
+
+def feedback_markdown(result):
+    """The feedback file a student receives: the score per lab, a table per lab, what was not
+    graded and why, the notes on what was handed in, and what to do next."""
+    lines = [f"# Feedback for {result['name']}", "",
+             f"**Total: {_num(_f(result.get('points')))} / {_num(_f(result.get('max_points')))} points**"
+             + (f" (+{_num(_f(result.get('bonus_points')))} of {_num(_f(result.get('max_bonus')))} bonus)"
+                if _f(result.get("max_bonus")) else "")]
+    machine = result.get("machine") or {}
+    where = ", ".join(filter(None, [result.get("graded_at"), machine.get("gpu") or "no GPU", machine.get("cpu")]))
+    lines += [f"Graded {where}." if where else "", ""]
+    if result.get("notes"):
+        lines += ["## What was handed in", ""] + [f"- {_one_line(n)}" for n in result["notes"]] + [""]
+    for name, lab in result["labs"].items():
+        lines += _lab_section(name, lab)
+    lines += ["## What to do next", ""] + [f"- {s}" for s in _next_steps(result)]
+    return "\n".join(lines) + "\n"
+
+
+# --- the class outputs ---------------------------------------------------------------------------
+
+def _public(value):
+    """value without the private fields (keys starting with '_'), at every depth."""
+    if isinstance(value, dict):
+        return {k: _public(v) for k, v in value.items() if not str(k).startswith("_")}
+    if isinstance(value, list):
+        return [_public(v) for v in value]
+    return value
+
+
+def _safe(results):
+    """The results whose name can be a file name; the others are reported and left out."""
+    safe = []
+    for r in results:
+        if "/" in r["name"] or "\\" in r["name"] or r["name"].startswith("."):
+            say(f"warning: result {r['name']!r} left out of the class outputs: not a safe file name")
+        else:
+            safe.append(r)
+    return safe
+
+
+def write_class_outputs(out_dir, results, roster=None):
+    """Writes gradebook.csv, junit.xml, gradescope/<name>/results.json, feedback/<name>.md and
+    feedback/<name>.json (the result without private fields) under out_dir, each atomically.
+    Returns the paths written."""
+    out = Path(out_dir)
+    results = _safe(results)
+    files = {out / "gradebook.csv": gradebook_csv(results, roster, _lab_order(results)),
+             out / "junit.xml": junit_xml(results)}
+    for r in results:
+        files[out / "gradescope" / r["name"] / "results.json"] = json.dumps(gradescope_results(r), indent=2)
+        files[out / "feedback" / f"{r['name']}.md"] = feedback_markdown(r)
+        files[out / "feedback" / f"{r['name']}.json"] = json.dumps(_public(r), indent=2)
+    for path, text in files.items():
+        write_atomic(path, text)
+    return list(files)
+
+
+def _percent(r):
+    top = _f(r.get("max_points"))
+    return f"{100 * _f(r.get('points')) / top:.1f}%" if top else "-"
+
+
+def cmd_gradebook(args):
+    """`labkit gradebook`: rebuilds the class outputs from the results found so far."""
+    out = kit_path(args.out)
+    roster = read_roster(kit_path(args.roster)) if args.roster else None
+    results = load_results(out / "results")
+    if not results:
+        raise LabkitError(f"no results in {rel(out / 'results')}: run ./labkit grade-all first")
+    say(f"found {len(results)} result{'s' if len(results) != 1 else ''} in {rel(out / 'results')}")
+    written = write_class_outputs(out, results, roster)
+    print_table(["name", "points", "max", "percent", "notes"],
+                [[r["name"], _num(_f(r.get("points"))), _num(_f(r.get("max_points"))), _percent(r),
+                  "; ".join(_notes(r))[:60]] for r in results])
+    if roster is not None:
+        names = {r["name"].casefold() for r in results}
+        missing = [k for k in roster if k.casefold() not in names]
+        extra = [r["name"] for r in results if r["name"].casefold() not in {k.casefold() for k in roster}]
+        say(f"roster: {len(roster)} students, {len(missing)} without a submission, "
+            f"{len(extra)} result{'s' if len(extra) != 1 else ''} not in the roster")
+    say(f"wrote {rel(out / 'gradebook.csv')}, {rel(out / 'junit.xml')}, {rel(out / 'gradescope')}/<name>/results.json "
+        f"and {rel(out / 'feedback')}/<name>.md|.json ({len(written)} files)")
+    return 0

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""The course-tool outputs of a graded class (grader/labkit/gradebook.py, gradescope.py), on
+hand-made results: the gradebook CSV against a roster with a student missing and one extra,
+Gradescope's results.json, junit.xml, the feedback of a lab that did not compile, and the
+Gradescope autograder zip. Needs no build; writes only into a temporary folder.
+
+    exports_selftest.py
+"""
+import argparse
+import csv
+import io
+import json
+import subprocess
+import sys
+import tempfile
+import traceback
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycache__/
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+from labkit import gradebook, gradescope  # noqa: E402
+from labkit.util import ROOT, LabkitError, UsageError  # noqa: E402
+
+COMPILER_MESSAGE = "filters.cu:12:5: \x1b[31merror:\x1b[0m 'tile' was not declared in this scope"
+SHOWN_MESSAGE = "filters.cu:12:5: error: 'tile' was not declared in this scope"  # colour codes dropped
+FLAG = "timing flagged for review: 14× faster than the reference solution at 4096x4096"
+
+
+def expect(cond, what):
+    if not cond:
+        print("FAILED:", what)
+        sys.exit(1)
+    print("ok:", what)
+
+
+def raises(kind, call, text=""):
+    """Whether call() raises kind with text in its message."""
+    try:
+        call()
+    except kind as e:
+        return text in str(e)
+    return False
+
+
+def variant(name, status, detail="", flags=(), passed=4, total=4):
+    return {"name": name, "status": status, "detail": detail, "flags": list(flags),
+            "cases_passed": passed, "cases_total": total}
+
+
+def group(name, points, top, variants, graded=True, why="", bonus=False, ms=None, kind="cpu"):
+    perf = {"points": 0.0, "max": 0.0, "ratio": None, "student_ms": None, "reference_ms": None,
+            "size": "", "pct_copy_bw": None, "note": ""}
+    if ms is not None:
+        perf.update(points=1.0, max=2.0, ratio=ms / 0.5, student_ms=ms, reference_ms=0.5, size="4096x4096")
+    return {"name": name, "title": name.replace("-", " ").title(), "kind": kind, "bonus": bonus,
+            "graded": graded, "why_not_graded": why, "points": points, "max_points": top,
+            "correctness": {"points": points, "max": top, "cases_passed": 4, "cases_total": 4},
+            "performance": perf, "sanitizer": None, "variants": variants,
+            "feedback": next((v["detail"] for v in variants if v["status"] != "pass"), "")}
+
+
+def lab(groups, state="graded", detail="", not_graded=(), top=None):
+    counted = [g for g in groups if g["graded"] and not g["bonus"]]
+    bonus = [g for g in groups if g["graded"] and g["bonus"]]
+    return {"points": sum(g["points"] for g in counted),
+            "max_points": sum(g["max_points"] for g in counted) if top is None else top,
+            "bonus_points": sum(g["points"] for g in bonus), "max_bonus": sum(g["max_points"] for g in bonus),
+            "state": state, "detail": detail, "report": "", "not_graded": list(not_graded), "groups": groups}
+
+
+def result(name, labs):
+    return {"schema": "labkit-result/1", "name": name, "source": f"subs/{name}", "notes": [],
+            "graded_at": "2026-11-23T10:00:00Z", "seconds": 12.3,
+            "machine": {"gpu": "", "cpu": "Test CPU", "threads": 4}, "sandbox": "not sandboxed: test",
+            "points": sum(l["points"] for l in labs.values()), "max_points": sum(l["max_points"] for l in labs.values()),
+            "bonus_points": sum(l["bonus_points"] for l in labs.values()),
+            "max_bonus": sum(l["max_bonus"] for l in labs.values()), "labs": labs, "_file": "private"}
+
+
+def class_results():
+    """alice: a graded lab (a failing group, a GPU group not graded, a bonus group with a flagged
+    timing), a lab that does not compile, a lab that stopped with no group scored; bob and dave:
+    full marks on one lab. The roster has alice, bob and carol (no submission), not dave."""
+    alice = result("alice", {
+        "integral_image": lab([
+            group("cpu-openmp", 8.0, 10.0, [variant("cpu-openmp", "pass")], ms=1.2),
+            group("cpu-naive", 0.0, 10.0, [variant("cpu-naive", "fail", "FAIL 1024x1: pixel (3,0) got 7 want 9", passed=3)]),
+            group("gpu-scan", 0.0, 20.0, [variant("01_naive", "not-run", "no CUDA device", passed=0, total=0)],
+                  graded=False, why="no CUDA device", kind="gpu"),
+            group("cpu-blocked", 3.0, 5.0, [variant("cpu-blocked", "pass", flags=[FLAG])], bonus=True, ms=0.04),
+        ], not_graded=["gpu-scan: no CUDA device"]),
+        "convolution": lab([group("cpu-direct", 0.0, 20.0, [variant("cpu-direct", "build-error", COMPILER_MESSAGE, passed=0)])],
+                           state="build-error", detail=COMPILER_MESSAGE),
+        "histogram_equalization": lab([], state="error", detail="grader crashed: signal 11", top=10.0),
+    })
+    alice["notes"] = ["01_naive.cu: missing, the starter's is used"]
+    full = lambda name: result(name, {"integral_image": lab([
+        group("cpu-openmp", 10.0, 10.0, [variant("cpu-openmp", "pass")], ms=0.9),
+        group("cpu-naive", 10.0, 10.0, [variant("cpu-naive", "pass"), variant("cpu-naive-2", "todo", passed=0)])])})
+    return [alice, full("bob"), full("dave")]
+
+
+ROSTER = "\ufeffLogin,Student ID,Full Name,E-mail\nalice,1001,Alice A,alice@example.org\nBob,1002,Bob B,bob@example.org\n" \
+         "carol,1003,Carol C,carol@example.org\n"
+
+
+def check_roster(tmp):
+    path = tmp / "roster.csv"
+    path.write_text(ROSTER, encoding="utf-8")
+    roster = gradebook.read_roster(path)
+    expect(list(roster) == ["alice", "Bob", "carol"] and roster["alice"] == {"id": "1001", "name": "Alice A", "email": "alice@example.org"},
+           "roster: Login / Student ID / Full Name / E-mail headers (with a byte-order mark) are recognised")
+    (tmp / "dup.csv").write_text("username,name\nalice,A\nbob,B\nALICE,A2\n")
+    expect(raises(UsageError, lambda: gradebook.read_roster(tmp / "dup.csv"), "'ALICE'"), "roster: a duplicate key is a UsageError naming it")
+    (tmp / "nokey.csv").write_text("name,email\nA,a@x\n")
+    expect(raises(UsageError, lambda: gradebook.read_roster(tmp / "nokey.csv"), "no column"), "roster: no key column is a UsageError")
+    expect(raises(UsageError, lambda: gradebook.read_roster(tmp / "none.csv"), "not found"), "roster: a missing file is a UsageError")
+    return roster
+
+
+def check_load(tmp, results):
+    rdir = tmp / "class" / "results"
+    rdir.mkdir(parents=True)
+    for r in results:
+        (rdir / f"{r['name']}.json").write_text(json.dumps(r))
+    (rdir / "broken.json").write_text('{"schema": "labkit-result/1", "na')
+    (rdir / "other.json").write_text('{"schema": "something-else"}')
+    erin = json.dumps(dict(results[1], name="erin"))  # complete JSON, but not a finished result file
+    (rdir / "erin.json.partial").write_text(erin)
+    (rdir / ".erin.json.x1y2.tmp").write_text(erin)
+    loaded = gradebook.load_results(rdir)
+    expect([r["name"] for r in loaded] == ["alice", "bob", "dave"],
+           "load_results: complete results only (broken, foreign schema, .partial and temporary files left out)")
+    return loaded
+
+
+def check_csv(results, roster):
+    labs = ["integral_image", "convolution", "histogram_equalization"]
+    rows = list(csv.reader(io.StringIO(gradebook.gradebook_csv(results, roster, labs))))
+    head = ["folder", "student_id", "name", "email", "points", "max_points", "percent", "bonus_points",
+            "integral_image_points", "integral_image_max", "convolution_points", "convolution_max",
+            "histogram_equalization_points", "histogram_equalization_max", "notes"]
+    expect(rows[0] == head, f"gradebook.csv header: {rows[0]}")
+    by = {r[0]: dict(zip(head, r)) for r in rows[1:]}
+    expect(list(by) == ["alice", "Bob", "carol", "dave"], f"gradebook.csv rows in roster order, then the rest: {list(by)}")
+    a = by["alice"]
+    expect((a["student_id"], a["points"], a["max_points"], a["percent"], a["bonus_points"]) == ("1001", "8", "50", "16", "3"),
+           f"alice: 8 of 50 points (the GPU group not graded is out of the maximum), 16%, bonus 3: {a}")
+    expect((a["integral_image_points"], a["integral_image_max"], a["convolution_points"], a["convolution_max"]) == ("8", "20", "0", "20"),
+           "alice: points and maximum per lab")
+    expect(all(s in a["notes"] for s in ("convolution: build-error", "histogram_equalization: error",
+                                         "not graded: gpu-scan", "timing flagged for review")),
+           f"alice's notes: labs not graded, groups not graded, flagged timings: {a['notes']}")
+    expect(by["Bob"]["points"] == "20" and by["Bob"]["email"] == "bob@example.org" and by["Bob"]["convolution_points"] == "",
+           "Bob (roster spelling) matches the folder bob; a lab he was not graded on is blank")
+    expect(by["carol"]["points"] == "" and by["carol"]["notes"] == "no submission", "carol: blank score, 'no submission'")
+    expect(by["dave"]["student_id"] == "" and "not in roster" in by["dave"]["notes"], "dave: 'not in roster'")
+    bare = list(csv.reader(io.StringIO(gradebook.gradebook_csv(results, None, labs))))
+    expect(len(bare) == 4 and not any("roster" in r[-1] for r in bare), "without a roster: one row per result, no roster notes")
+
+
+def check_gradescope(results):
+    alice = gradebook.gradescope_results(results[0])
+    json.dumps(alice)
+    tests = {t["name"]: t for t in alice["tests"]}
+    expect(alice["score"] == 11.0 and sum(t["score"] for t in alice["tests"]) == alice["score"],
+           f"gradescope: score = points + bonus = the sum of the tests' scores ({alice['score']})")
+    expect(sum(t["max_score"] for t in alice["tests"]) == results[0]["max_points"],
+           "gradescope: the tests' max_score add up to max_points (bonus and groups not graded count 0)")
+    expect(all(t["visibility"] == "visible" and t["name"].split(": ")[0] in results[0]["labs"] for t in alice["tests"]),
+           "gradescope: every test is visible and named '<lab>: <title>'")
+    bonus = tests["integral_image: Cpu Blocked (bonus)"]
+    expect(bonus["max_score"] == 0 and bonus["score"] == 3.0, "gradescope: the bonus group is marked, max_score 0")
+    gpu = tests["integral_image: Gpu Scan"]
+    expect(gpu["max_score"] == 0 and gpu["score"] == 0 and "no CUDA device" in gpu["output"],
+           "gradescope: a group not graded has max_score 0 and says why")
+    expect(tests["integral_image: Cpu Openmp"]["status"] == "failed" and tests["integral_image: Cpu Naive"]["status"] == "failed",
+           "gradescope: a group below its maximum has status failed")
+    expect(tests["histogram_equalization: error"]["max_score"] == 10.0, "gradescope: a lab without groups is one test")
+    expect(alice["output_format"] == "md" and "was not declared" in alice["output"], "gradescope: the summary shows the compiler message")
+    expect(alice["leaderboard"] == [{"name": "integral_image best kernel ms", "value": 1.2, "order": "asc"}],
+           f"gradescope: leaderboard holds the best time that is not flagged: {alice['leaderboard']}")
+    bob = gradebook.gradescope_results(results[1])
+    expect(bob["score"] == 20.0 and all(t["status"] == "passed" for t in bob["tests"]), "gradescope: full marks pass")
+
+
+def check_junit(results):
+    root = ET.fromstring(gradebook.junit_xml(results).encode())
+    suites = root.findall("testsuite")
+    expect([s.get("name") for s in suites] == ["alice.integral_image", "alice.convolution", "alice.histogram_equalization",
+                                               "bob.integral_image", "dave.integral_image"],
+           "junit.xml parses (ANSI escapes removed); one testsuite per submission and lab")
+    ii = suites[0]
+    expect((ii.get("tests"), ii.get("failures"), ii.get("skipped")) == ("4", "1", "1"),
+           f"junit: alice.integral_image has 4 tests, 1 failure, 1 skipped ({dict(ii.attrib)})")
+    case = ii.find("testcase[@name='cpu-naive']")
+    expect(case.get("classname") == "alice.integral_image.cpu-naive" and "pixel (3,0)" in case.find("failure").get("message"),
+           "junit: the failing variant's testcase has classname <name>.<lab>.<group> and a failure message")
+    conv = suites[1].find("testcase/failure")
+    expect(conv is not None and SHOWN_MESSAGE in conv.text,
+           "junit: the build-error is a failure holding the compiler message")
+    expect(all(int(root.get(k)) == sum(int(s.get(k)) for s in suites) for k in ("tests", "failures", "skipped")) and
+           all(int(s.get("tests")) == len(s.findall("testcase")) for s in suites) and root.get("tests") == "12",
+           "junit: the counts add up at every level")
+
+
+def check_feedback(results):
+    md = gradebook.feedback_markdown(results[0])
+    expect("```text\n" + SHOWN_MESSAGE + "\n```" in md, "feedback: the build-error lab shows the compiler's message in a fenced block")
+    expect("| Cpu Naive | 0 | 10 | FAIL 1 | - | FAIL 1024x1: pixel (3,0) got 7 want 9; 4/4 cases |" in md and "1.200 ms vs 0.500 ms for the reference" in md,
+           "feedback: a table row per group with points, status and time vs reference")
+    expect("no CUDA device" in md and "## What to do next" in md and "make it compile" in md and
+           "01_naive.cu: missing" in md, "feedback: not-graded reasons, staging notes and next steps")
+    expect("Nothing: every graded part" not in md and "still to implement" in gradebook.feedback_markdown(results[1]),
+           "feedback: next steps follow the result (a TODO variant is to implement)")
+
+
+def check_class_outputs(tmp, results, roster):
+    out = tmp / "class"
+    evil = json.loads(json.dumps(results[1]))
+    evil["name"] = ".evil"
+    paths = gradebook.write_class_outputs(out, results + [evil], roster)
+    want = {out / "gradebook.csv", out / "junit.xml"} | {p for r in ("alice", "bob", "dave") for p in (
+        out / "gradescope" / r / "results.json", out / "feedback" / f"{r}.md", out / "feedback" / f"{r}.json")}
+    expect(set(paths) == want and all(p.is_file() for p in want), "write_class_outputs writes every file, and returns them")
+    expect(not any(".evil" in str(p) for p in out.rglob("*")), "a result named .evil is left out")
+    public = json.loads((out / "feedback" / "alice.json").read_text())
+    expect("_file" not in public and public["name"] == "alice", "feedback/<name>.json has no private fields")
+    args = argparse.Namespace(out=str(out), roster=str(tmp / "roster.csv"))
+    expect(gradebook.cmd_gradebook(args) == 0, "cmd_gradebook rebuilds the outputs from <out>/results/")
+    empty = argparse.Namespace(out=str(tmp / "empty"), roster=None)
+    expect(raises(LabkitError, lambda: gradebook.cmd_gradebook(empty), "no results"), "cmd_gradebook without results: LabkitError")
+
+
+# Stand-ins for ./labkit in a fake /autograder: one that fails at once, one that grades (it
+# writes the submission's Gradescope results, then exits 1 as grade-all does for a failing variant).
+FAILING_LABKIT = "#!/bin/sh\nexit 3\n"
+GRADING_LABKIT = """#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
+mkdir -p "$out/gradescope/submission" && echo '{"score": 7.5, "tests": []}' >"$out/gradescope/submission/results.json"
+exit 1
+"""
+
+
+def run_autograder(tmp, script, labkit):
+    """The results.json that run_autograder leaves in a fake /autograder whose ./labkit is labkit."""
+    fake = Path(tempfile.mkdtemp(dir=tmp)) / "autograder"
+    kit = fake / "source" / "source"
+    kit.mkdir(parents=True)
+    (kit / "labkit").write_text(labkit)
+    (kit / "labkit").chmod(0o755)
+    path = fake / "run_autograder"
+    path.write_text(script.replace("/autograder", str(fake)))
+    subprocess.run(["bash", str(path)], capture_output=True, timeout=60)
+    return json.loads((fake / "results" / "results.json").read_text())
+
+
+def check_bundle_rules():
+    left_out = ["build/build.ninja", "build-submissions/x.o", "results/class.csv", "dist/kit.tar.gz",
+                ".scratch/notes.md", "third_party/debs/catch2.deb", "grader/labkit/__pycache__/util.cpython-311.pyc"]
+    kept = ["labkit", "grader/labkit/build.py", "solutions/integral_image/cpu_openmp.cpp", "third_party/README.md"]
+    expect(not any(map(gradescope.bundled, left_out)) and all(map(gradescope.bundled, kept)),
+           "bundle: build*/, results/, dist/, .scratch/, third_party/debs/ and caches are left out, solutions/ kept")
+    expect(gradescope.entry_mode("source/labkit", 0o100644) == 0o755 and gradescope.entry_mode("run_autograder", 0) == 0o755
+           and gradescope.entry_mode("source/README.md", 0o100644) == 0o644 and gradescope.entry_mode("source/t.py", 0o100755) == 0o755,
+           "bundle: labkit and the scripts are 0755 even when the checkout lost the bit; other files keep theirs")
+
+
+def check_bundle(tmp):
+    out = tmp / "autograder.zip"
+    args = argparse.Namespace(out=str(out), labs="integral_image", no_perf=True)
+    expect(gradescope.cmd_gradescope_bundle(args) == 0 and out.is_file(), "cmd_gradescope_bundle writes the zip")
+    with zipfile.ZipFile(out) as z:
+        infos = {i.filename: i for i in z.infolist()}
+        mode = lambda name: (infos[name].external_attr >> 16) & 0o777
+        expect(all(mode(n) == 0o755 for n in ("setup.sh", "run_autograder", "source/labkit")),
+               "zip: setup.sh, run_autograder and source/labkit have mode 0755")
+        has_solutions = (ROOT / "solutions").is_dir()  # not in the student tarball, whose tests run this too
+        expect(any(n.startswith("source/grader/labkit/") for n in infos) and
+               any(n.startswith("source/solutions/") for n in infos) == has_solutions,
+               "zip: source/grader/ is in" + (", and source/solutions/" if has_solutions else " (this kit has no solutions/)"))
+        bad = [n for n in infos if n.count("/") > 1 and n.split("/")[1].startswith(("build", "results", "dist", ".scratch", ".git"))
+               or n.startswith("source/third_party/debs/") or "__pycache__" in n]
+        expect(not bad, f"zip: no build*/, results/, dist/, .git, debs or caches: {bad[:3]}")
+        run = z.read("run_autograder").decode()
+        setup = z.read("setup.sh").decode()
+    expect("OUT=/autograder/results/labkit\n" in run and
+           'grade-all --single /autograder/submission --out "$OUT" --no-perf integral_image\n' in run,
+           "run_autograder grades the submission with --no-perf and the chosen lab")
+    expect("cd \"$KIT\"" in setup and "./labkit setup --cuda auto" in setup and " meson " in setup,
+           "setup.sh installs the kit's packages and runs ./labkit setup in the kit")
+    for name, text in (("setup.sh", setup), ("run_autograder", run)):
+        syntax = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True)
+        expect(syntax.returncode == 0, f"{name} is valid bash {syntax.stderr.strip()}")
+    expect(run_autograder(tmp, run, GRADING_LABKIT) == {"score": 7.5, "tests": []},
+           "run_autograder copies the submission's results.json (grade-all's exit 1 notwithstanding)")
+    fallback = run_autograder(tmp, run, FAILING_LABKIT)
+    expect(fallback["score"] == 0 and "exit status 3" in fallback["output"],
+           "run_autograder writes a results.json with score 0 and the reason when labkit fails")
+    bad_lab = argparse.Namespace(out=str(tmp / "x.zip"), labs="nosuchlab", no_perf=False)
+    expect(raises(UsageError, lambda: gradescope.cmd_gradescope_bundle(bad_lab), "nosuchlab"), "--labs with an unknown lab: UsageError")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="labkit-exports-") as tmp:
+        tmp = Path(tmp)
+        roster = check_roster(tmp)
+        results = check_load(tmp, class_results())
+        check_csv(results, roster)
+        check_gradescope(results)
+        check_junit(results)
+        check_feedback(results)
+        check_class_outputs(tmp, results, roster)
+        check_bundle_rules()
+        check_bundle(tmp)
+    print("all ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # a bug the checks did not foresee: still a failure, with its place
+        traceback.print_exc()
+        print(f"FAILED: unexpected {e.__class__.__name__}: {e}")
+        sys.exit(1)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""`labkit grade-all` on a small class of Lab 1 submissions: the scores are right, one
+denominator for all, one bad file costs only its variants, a build error still gets its feedback,
+and an interrupted class resumes without regrading.
+
+    grade_all_selftest.py --build-dir BUILD
+
+The class (correctness only, small sizes, the CPU variants checked; the GPU ones too on a GPU):
+  good      the reference solution's files
+  empty     nothing handed in (the starter everywhere): 0 points, never the baseline's
+  wrong     only cpu_openmp.cpp, with a 32-bit overflow (tests/corpus/overflow_32bit): 0 for it
+  one_bad   the solution, but 02_kogge_stone.cu does not compile: cpu-openmp still scores, the
+            Kogge-Stone variants are build-error with that file's compiler message
+  no_link   the solution, but cpu_openmp.cpp defines main(): nothing links, every variant is
+            build-error, out of the same maximum, with feedback files
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent
+LAB = "integral_image"
+ARGS = ["--no-perf", "--sizes", "1x1,7x5,31x33,255x257,3000x3000", "--timeout", "20", "--jobs", "2"]
+
+
+def expect(cond, what):
+    if not cond:
+        print("FAILED:", what)
+        sys.exit(1)
+    print("ok:", what)
+
+
+def grade_all(build, subs, out, work, *extra):
+    cmd = [str(KIT / "labkit"), "grade-all", str(subs), LAB, "--build-dir", str(build), "--out", str(out),
+           "--work-dir", str(work), *ARGS, *extra]
+    proc = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=1200)
+    text = proc.stdout + proc.stderr
+    expect("Traceback" not in text, "grade-all ends without a traceback")
+    return proc.returncode, text
+
+
+def make_class(subs):
+    solution = KIT / "solutions" / LAB
+    for name in ("good", "one_bad", "no_link"):
+        shutil.copytree(solution, subs / name)
+    (subs / "empty").mkdir()
+    (subs / "empty" / "README.txt").write_text("I did not get to it\n")
+    (subs / "wrong").mkdir()
+    shutil.copy(KIT / "tests" / "corpus" / "overflow_32bit" / LAB / "cpu_openmp.cpp", subs / "wrong")
+    with open(subs / "one_bad" / "02_kogge_stone.cu", "a") as f:
+        f.write("\nthis line is not C++;\n")
+    with open(subs / "no_link" / "cpu_openmp.cpp", "a") as f:
+        f.write("\nint main() { return 0; }\n")
+
+
+def group(result, title_start):
+    return next(g for g in result["labs"][LAB]["groups"] if g["title"].startswith(title_start))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default=str(KIT / "build"))
+    build = Path(parser.parse_args().build_dir).resolve()
+    if not (build / "labs" / f"{LAB}_solution_runner").exists() and not (KIT / "solutions").is_dir():
+        print("SKIP: needs the reference solution (solutions/)")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        subs, out, work = tmp / "subs", tmp / "class", tmp / "work"
+        subs.mkdir()
+        make_class(subs)
+        rc, text = grade_all(build, subs, out, work)
+        print(text[-3000:])
+        expect(rc == 1, "exit 1: not every submission has full points")
+        results = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
+        expect(sorted(results) == ["empty", "good", "no_link", "one_bad", "wrong"], "one result per submission")
+        expect(not list((out / "results").glob("*.partial*")), "no partial result file is left")
+        gpu = bool(results["good"]["machine"]["gpu"])
+        maxima = {r["labs"][LAB]["max_points"] for r in results.values()}
+        expect(len(maxima) == 1, f"one denominator for every submission, whatever it did: {maxima}")
+        top = maxima.pop()
+        expect(top == (75 if gpu else 10), f"the maximum is the rubric's correctness points of what this machine "
+               f"grades ({top}): performance is out with --no-perf" + ("" if gpu else ", the GPU groups without a GPU"))
+        expect(results["good"]["points"] == top, "the reference's files get every point")
+        expect(results["empty"]["points"] == 0, "an empty hand-in scores 0 (the baseline never scores)")
+        expect(results["wrong"]["points"] == 0 or results["wrong"]["points"] < group(results["good"], "OpenMP")["points"],
+               "a submission whose only variant fails does not get its points")
+        bad = results["one_bad"]
+        expect(group(bad, "OpenMP")["points"] == 10, "one file that does not compile costs nothing elsewhere: "
+               "cpu-openmp still scores")
+        ks = group(bad, "Kogge")
+        statuses = {v["status"] for v in ks["variants"] if v["name"].startswith("gpu-02")}
+        if gpu:
+            expect(statuses == {"build-error"}, f"the Kogge-Stone variants are build-error ({statuses})")
+        else:
+            expect(not ks["graded"] and ks["why_not_graded"] == "no CUDA device",
+                   "a GPU group without a GPU is not graded: out of the maximum, never zero, never full")
+            expect(statuses <= {"build-error", "not-run"}, f"the Kogge-Stone variants are never passed: {statuses}")
+        expect("02_kogge_stone.cu" in bad["labs"][LAB]["detail"], "the lab's detail names the file that did not compile")
+        log = (out / "submissions" / "one_bad" / f"{LAB}-build.log").read_text()
+        expect("this line is not C++" in log or "error" in log, "the compiler's message is kept in the build log")
+        no_link = results["no_link"]["labs"][LAB]
+        expect(no_link["state"] == "build-error" and no_link["points"] == 0, "a lab that does not link is build-error, 0 points")
+        for name in results:
+            expect((out / "feedback" / f"{name}.md").is_file() and (out / "gradescope" / name / "results.json").is_file(),
+                   f"{name} gets its feedback and results.json")
+        expect("main" in (out / "feedback" / "no_link.md").read_text(), "the build error's feedback shows the linker's message")
+        rows = list(csv.DictReader(open(out / "gradebook.csv")))
+        expect(len(rows) == 5 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
+
+        before = {n: r["graded_at"] for n, r in results.items()}
+        os.remove(out / "results" / "wrong.json")  # as if the run had stopped before it
+        rc, text = grade_all(build, subs, out, work)
+        expect("4 already graded" in text, "a second run keeps the finished results")
+        again = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
+        expect(all(again[n]["graded_at"] == before[n] for n in before if n != "wrong") and "wrong" in again,
+               "it grades only the missing submission")
+        (subs / "empty" / "cpu_openmp.cpp").write_bytes((KIT / "solutions" / LAB / "cpu_openmp.cpp").read_bytes())
+        rc, text = grade_all(build, subs, out, work)
+        got = json.loads((out / "results" / "empty.json").read_text())
+        expect(group(got, "OpenMP")["points"] == 10 and "4 already graded" in text,
+               "a submission that changed is regraded, the others kept")
+        rc, text = grade_all(build, subs, out, work, "--force")
+        expect("already graded" not in text and text.count("] ") >= 5, "--force regrades every submission")
+    print("all ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

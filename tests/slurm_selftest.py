@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""`labkit grade-all --slurm` against a real Slurm: a one-node cluster of the distribution's
+packages (slurm-wlm, munge), started as root entirely inside a temporary folder (its own munge
+key and socket, its own slurm.conf, state, spool, logs and ports; nothing of /etc is used), and
+stopped at the end, always.
+
+  (a) a 3-task job array written by labkit.slurm.job_script (a harmless command in place of
+      grade-all) and submitted by labkit.slurm.submit: every task runs, in the kit's folder, logs
+      where the script says, and sbatch takes every option job_script writes; submit's errors
+      (sbatch missing, an option sbatch refuses) are one-line LabkitErrors;
+  (b) end to end: `./labkit grade-all SUBS LAB --slurm --chunk 2 --out OUT1 --no-perf` over three
+      CPU-only submissions of integral_image (the starter handed in unchanged, the reference's
+      cpu_openmp.cpp, a cpu_openmp.cpp that does not compile), waited for, merged with
+      `./labkit gradebook --out OUT1`, then the same class graded locally into OUT2: both
+      gradebook.csv must hold the same rows and points (time columns aside). The node runs both
+      tasks at once: tasks that shared a build slot graded one student's code under another's
+      name, which is why each task gets a work folder of its own.
+
+Exit status: 0 when all is well, 1 on a failed check, 77 (skipped) when Slurm cannot start here
+(not root, no packages, a daemon that dies) or the build lacks the graders.
+
+    slurm_selftest.py [--build-dir DIR] [--keep]
+"""
+
+import argparse
+import csv
+import ctypes
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+from labkit import slurm  # noqa: E402
+from labkit.util import ROOT, LabkitError  # noqa: E402
+
+SKIP = 77
+LAB = "integral_image"
+# The submissions' names: grade-all keeps each one's grader reports in the kit's
+# results/submissions/<name>/, which this test removes at the end.
+NAMES = {"starter": "slurmtest-a_starter", "solution": "slurmtest-b_solution", "broken": "slurmtest-c_broken"}
+MARKER = "LABKIT_SLURM_SELFTEST"  # in the environment of every daemon and job of this run
+TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+            "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
+
+
+class Skip(Exception):
+    pass
+
+
+class Failed(Exception):
+    pass
+
+
+def expect(cond, what, detail=""):
+    if not cond:
+        print(f"FAILED: {what}" + (f"\n{detail}" if detail else ""), flush=True)
+        raise Failed(what)
+    print(f"ok: {what}", flush=True)
+
+
+def tail(path, n=15):
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return f"({Path(path).name}: none)"
+    return f"--- last lines of {Path(path).name}:\n" + "\n".join(lines[-n:])
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """munged, slurmctld and slurmd, each in a process group of its own, all files in tmp."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.conf = tmp / "slurm.conf"
+        self.procs = {}
+        self.env = dict(os.environ, SLURM_CONF=str(self.conf), **{MARKER: str(tmp)})
+
+    def client(self, *cmd, timeout=30):
+        return subprocess.run(list(cmd), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def _daemon(self, name, cmd):
+        log = open(self.tmp / f"{name}.out", "wb")
+        self.procs[name] = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.tmp)
+        log.close()
+
+    def logs(self, names=("munged", "slurmctld", "slurmd")):
+        """The last lines of each daemon's log file (its own output when it wrote none)."""
+        shown = []
+        for name in names:
+            log = self.tmp / f"{name}.log"
+            shown.append(tail(log if log.is_file() and log.stat().st_size else self.tmp / f"{name}.out", 10))
+        return "\n".join(shown)
+
+    def _died(self, name, names):
+        p = self.procs[name]
+        raise Skip(f"{name} exited with status {p.returncode}\n" + self.logs(names))
+
+    def start(self):
+        if os.geteuid() != 0:
+            raise Skip("not root (slurmd and munged need root here)")
+        missing = [t for t in ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol")
+                   if not shutil.which(t, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")]
+        if missing:
+            raise Skip(f"{', '.join(missing)} not found (apt-get install slurm-wlm munge)")
+        sbin = lambda t: shutil.which(t, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
+        t = self.tmp
+        for d in ("munge", "state", "spool"):
+            (t / d).mkdir(mode=0o700)
+        # munge: a key of our own (1 KiB of random bytes, what mungekey writes), its own socket.
+        key = t / "munge" / "munge.key"
+        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+        os.write(fd, os.urandom(1024))
+        os.close(fd)
+        self.socket = t / "munge" / "munge.socket"
+        self._daemon("munged", [sbin("munged"), "--foreground", "--force", f"--socket={self.socket}",
+                                f"--key-file={key}", f"--pid-file={t / 'munge' / 'munged.pid'}",
+                                f"--log-file={t / 'munged.log'}", f"--seed-file={t / 'munge' / 'munged.seed'}"])
+        deadline = time.time() + 15
+        while not self.socket.exists():
+            if self.procs["munged"].poll() is not None:
+                self._died("munged", ["munged"])
+            if time.time() > deadline:
+                raise Skip("munged made no socket in 15 s\n" + self.logs(["munged"]))
+            time.sleep(0.2)
+
+        host = socket.gethostname().split(".")[0]
+        node = self._node_line(sbin("slurmd"), host)
+        self.conf.write_text("\n".join([
+            "ClusterName=labkittest",
+            f"SlurmctldHost={host}(127.0.0.1)",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            f"SlurmctldPort={free_port()}",
+            f"SlurmdPort={free_port()}",
+            "AuthType=auth/munge",
+            "CredType=cred/munge",
+            f"AuthInfo=socket={self.socket}",
+            f"StateSaveLocation={t / 'state'}",
+            f"SlurmdSpoolDir={t / 'spool'}",
+            f"SlurmctldPidFile={t / 'slurmctld.pid'}",
+            f"SlurmdPidFile={t / 'slurmd.pid'}",
+            f"SlurmctldLogFile={t / 'slurmctld.log'}",
+            f"SlurmdLogFile={t / 'slurmd.log'}",
+            "SlurmctldDebug=info",
+            "SlurmdDebug=info",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core_Memory",
+            # Without a default, a job that names no --mem gets the whole node's memory, and the
+            # tasks of an array run one after another; with it they share the node, as on a cluster.
+            "DefMemPerCPU=1024",
+            "MpiDefault=none",
+            "ReturnToService=2",
+            "SwitchType=switch/none",
+            "JobCompType=jobcomp/none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            f"PlugStackConfig={t / 'plugstack.conf'}",  # not /etc/slurm's
+            "InactiveLimit=0",
+            "KillWait=5",
+            "MailProg=/bin/true",
+            "MinJobAge=600",
+            "SlurmdTimeout=60",
+            node,
+            f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP",
+            ""]))
+        (t / "plugstack.conf").write_text("")
+        self._daemon("slurmctld", [sbin("slurmctld"), "-D", "-i", "-f", str(self.conf)])
+        self._daemon("slurmd", [sbin("slurmd"), "-D", "-f", str(self.conf), "-N", host])
+        logs = ["slurmctld", "slurmd"]
+        deadline, state = time.time() + 40, ""
+        while True:
+            for name in ("munged", "slurmctld", "slurmd"):
+                if self.procs[name].poll() is not None:
+                    self._died(name, logs)
+            r = self.client("sinfo", "-h", "-N", "-o", "%N %t", timeout=15)
+            state = r.stdout.strip()
+            if r.returncode == 0 and re.search(rf"^{re.escape(host)} idle\b", state, re.M):
+                break
+            if time.time() > deadline:
+                raise Skip(f"the node is not idle after 40 s (sinfo: {state!r})\n" + self.logs(logs))
+            time.sleep(0.5)
+        print(f"slurm: one-node cluster up ({node}); SLURM_CONF={self.conf}", flush=True)
+
+    def _node_line(self, slurmd, host):
+        """This machine as slurmd -C sees it (CPUs, sockets, cores, memory), half its memory
+        offered to jobs, else nproc CPUs."""
+        try:
+            r = subprocess.run([slurmd, "-C"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               timeout=30)
+            line = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout.startswith("NodeName=") else ""
+        except (OSError, subprocess.TimeoutExpired):
+            line = ""
+        if not line:
+            return f"NodeName={host} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} State=UNKNOWN"
+        fields = dict(f.split("=", 1) for f in line.split() if "=" in f)
+        fields["NodeName"] = host
+        if fields.get("RealMemory", "").isdigit():
+            fields["RealMemory"] = str(max(1, int(fields["RealMemory"]) // 2))
+        return " ".join(f"{k}={v}" for k, v in fields.items()) + " NodeAddr=127.0.0.1 State=UNKNOWN"
+
+    def wait_job(self, job_id, limit):
+        """Waits until no task of job_id is pending or running; returns the tasks' states and exit
+        codes from scontrol, or raises Failed after limit seconds."""
+        deadline = time.time() + limit
+        while True:
+            r = self.client("squeue", "-h", "-j", job_id, "-o", "%i %T")
+            states = [l.split()[-1] for l in r.stdout.splitlines() if l.strip()]
+            if r.returncode == 0 and all(s in TERMINAL for s in states):
+                break
+            if r.returncode != 0 and "Invalid job id" in r.stdout:
+                break
+            for name, p in self.procs.items():
+                if p.poll() is not None:
+                    raise Failed(f"{name} died while job {job_id} ran\n" + tail(self.tmp / f"{name}.log"))
+            if time.time() > deadline:
+                self.client("scancel", job_id)
+                raise Failed(f"job {job_id} not done after {limit} s: {r.stdout.strip()}\n"
+                             + tail(self.tmp / "slurmd.log"))
+            time.sleep(1)
+        r = self.client("scontrol", "-o", "show", "job", job_id)
+        tasks = {}
+        for line in r.stdout.splitlines():
+            f = dict(m.groups() for m in re.finditer(r"(\w+)=(\S*)", line))
+            tasks[f.get("ArrayTaskId", f.get("JobId"))] = (f.get("JobState"), f.get("ExitCode"))
+        return tasks
+
+    def stop(self):
+        """Cancels what is left, stops the daemons (process group by process group) and ends any
+        process of this run that outlived them (slurmstepd and the jobs it started carry MARKER)."""
+        if "slurmctld" in self.procs and self.procs["slurmctld"].poll() is None:
+            try:
+                self.client("scancel", "--user=root", "--full", timeout=15)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        for name in ("slurmd", "slurmctld", "munged"):
+            p = self.procs.get(name)
+            if p is None:
+                continue
+            for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+                try:
+                    os.killpg(p.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    break
+                try:
+                    p.wait(timeout=grace)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            p.poll()
+        self.reap()
+        left = self.leftovers()
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                print(f"slurm: killed left-over process {pid}", flush=True)
+            except OSError:
+                pass
+        if left:
+            time.sleep(1)
+            self.reap()
+
+    def reap(self):
+        """Waits for the orphans this process adopted as a subreaper (slurmstepd forks away from
+        slurmd), so that none is left a zombie."""
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+    def leftovers(self):
+        """Processes whose environment holds this run's MARKER."""
+        tag = f"{MARKER}={self.tmp}".encode()
+        found = []
+        for d in Path("/proc").iterdir():
+            if not d.name.isdigit() or int(d.name) == os.getpid():
+                continue
+            try:
+                if tag in (d / "environ").read_bytes().split(b"\0"):
+                    found.append(int(d.name))
+            except OSError:
+                continue
+        return found
+
+
+def part_a(cluster, tmp):
+    print("\n=== (a) a 3-task array from slurm.job_script, submitted by slurm.submit", flush=True)
+    out = tmp / "out a%b"  # a blank and a % in the path: quoted and escaped for sbatch
+    (out / "slurm").mkdir(parents=True)
+    marks = out / "marks"
+    marks.mkdir()
+    command = (f'sh -c \'pwd > "$0/task-$SLURM_ARRAY_TASK_ID"; echo "$SLURM_CONF" >> "$0/task-$SLURM_ARRAY_TASK_ID"\' '
+               + shlex.quote(str(marks)))
+    text = slurm.job_script(ROOT, tmp / "subs", out, 3, ["--no-perf"], partition="debug", time_min=5, cpus=1,
+                            mem="64M", extra_sbatch=["--comment=labkit selftest"], labs=[LAB], command=command)
+    script = out / "slurm" / slurm.SCRIPT_NAME
+    script.write_text(text)
+    grade_text = slurm.job_script(ROOT, tmp / "subs", out, 3, ["--no-perf"], labs=[LAB])
+    expect("--task-index \"$SLURM_ARRAY_TASK_ID\" --task-count 3 --no-perf -- " in grade_text
+           and grade_text.rstrip().endswith(f"{LAB}"), "the grade-all line of the job script",
+           grade_text)
+    per_task = slurm.job_script(ROOT, tmp / "subs", out, 3, [], labs=[LAB], work_dir=tmp / "w")
+    expect(f"--work-dir {tmp / 'w'}/slurm-task-\"$SLURM_ARRAY_TASK_ID\" -- " in per_task,
+           "work_dir gives each task a work folder of its own", per_task)
+    job = slurm.submit(script, out_dir=out)
+    expect(bool(job) and job.isdigit(), f"sbatch --parsable gave job id {job}")
+    tasks = cluster.wait_job(job, 60)
+    expect(sorted(tasks) == ["0", "1", "2"] and all(s == "COMPLETED" and c == "0:0" for s, c in tasks.values()),
+           f"3 tasks, each COMPLETED with exit code 0: {tasks}")
+    for i in range(3):
+        got = (marks / f"task-{i}").read_text().split("\n") if (marks / f"task-{i}").exists() else []
+        expect(got[:2] == [str(ROOT), str(cluster.conf)],
+               f"task {i} ran in the kit's folder with SLURM_CONF handed on", repr(got))
+        log = out / "slurm" / f"{job}_{i}.log"
+        expect(log.is_file() and f"labkit: task {i} of 3 (job {job})" in log.read_text(),
+               f"task {i} logged to {log.relative_to(tmp)}", tail(log))
+    # submit's errors, in one line each.
+    bad = out / "slurm" / "bad.sbatch"
+    bad.write_text(slurm.job_script(ROOT, tmp / "subs", out, 1, [], gres="gpu:1", command="true"))
+    try:
+        slurm.submit(bad, out_dir=out)
+        expect(False, "sbatch refuses --gres=gpu:1 on a cluster without GPUs")
+    except LabkitError as e:
+        expect("sbatch refused" in str(e) and "\n" not in str(e), f"a refused script is a LabkitError: {e}")
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = str(tmp / "nowhere")
+    try:
+        slurm.submit(script, out_dir=out)
+        expect(False, "no sbatch on PATH is an error")
+    except LabkitError as e:
+        expect("sbatch not found" in str(e), f"no sbatch: {e}")
+    finally:
+        os.environ["PATH"] = path
+    expect(slurm.submit(script, dry_run=True, out_dir=out) is None, "--dry-run submits nothing")
+
+
+def labkit(*args, timeout=300, env=None):
+    r = subprocess.run([str(ROOT / "labkit"), *map(str, args)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stdout
+
+
+def make_submissions(subs):
+    """Three CPU-only submissions of LAB: the starter unchanged, the reference's cpu_openmp.cpp,
+    and a cpu_openmp.cpp that does not compile."""
+    listed = (ROOT / "labs" / LAB / "kit" / "tests" / "starter.sha256").read_text().split("\n")
+    starter = [l.split()[-1] for l in listed if l.strip()]
+    (subs / NAMES["starter"]).mkdir(parents=True)
+    for f in starter:
+        shutil.copy(ROOT / "labs" / LAB / f, subs / NAMES["starter"] / f)
+    (subs / NAMES["solution"]).mkdir()
+    solution = (ROOT / "solutions" / LAB / "cpu_openmp.cpp").read_text()
+    (subs / NAMES["solution"] / "cpu_openmp.cpp").write_text(solution)
+    (subs / NAMES["broken"]).mkdir()
+    (subs / NAMES["broken"] / "cpu_openmp.cpp").write_text(solution + "\nthis line does not compile;\n")
+
+
+TIME_COLUMN = re.compile(r"time|second|date|graded_at|_at$|duration|when|machine|log", re.I)
+
+
+def gradebook_rows(out):
+    """gradebook.csv's rows by name, the columns about time (and the machine) left out."""
+    text = (out / "gradebook.csv").read_text()
+    rows = list(csv.reader(io.StringIO(text)))
+    head = rows[0]
+    keep = [i for i, h in enumerate(head) if not TIME_COLUMN.search(h)]
+    return [head[i] for i in keep], sorted([r[i] if i < len(r) else "" for i in keep] for r in rows[1:])
+
+
+def part_b(cluster, tmp, build_dir):
+    print(f"\n=== (b) ./labkit grade-all --slurm over three {LAB} submissions, then locally", flush=True)
+    subs, out1, out2 = tmp / "subs", tmp / "out1", tmp / "out2"
+    make_submissions(subs)
+    common = ["--build-dir", build_dir, "--no-perf"]
+    env = cluster.env
+    (tmp / "work1").mkdir()
+    (tmp / "work2").mkdir()
+    code, text = labkit("grade-all", subs, LAB, "--slurm", "--chunk", "2", "--out", out1,
+                        "--work-dir", tmp / "work1", *common, env=env, timeout=120)
+    print(text, flush=True)
+    expect(code == 0, f"grade-all --slurm submitted (exit {code})")
+    m = re.search(r"submitted job array (\d+)", text)
+    expect(m is not None, "grade-all --slurm says the job id")
+    job = m.group(1)
+    script = out1 / "slurm" / slurm.SCRIPT_NAME
+    expect(script.is_file() and "#SBATCH --array=0-1" in script.read_text(),
+           "3 submissions with --chunk 2: a 2-task array in <out>/slurm/grade.sbatch")
+    expect(f"--work-dir {tmp / 'work1'}/slurm-task-\"$SLURM_ARRAY_TASK_ID\"" in script.read_text(),
+           "each task builds in a work folder of its own", script.read_text())
+    tasks = cluster.wait_job(job, 240)
+    logs = "\n".join(tail(p, 40) for p in sorted((out1 / "slurm").glob(f"{job}_*.log")))
+    expect(sorted(tasks) == ["0", "1"] and all(s in ("COMPLETED", "FAILED") for s, _ in tasks.values()),
+           f"both tasks ran to their end: {tasks}", logs)
+    expect(sorted(p.name for p in (tmp / "work1").iterdir()) == ["slurm-task-0", "slurm-task-1"],
+           "the tasks built in work1/slurm-task-0 and -1", logs)
+    results = sorted(p.stem for p in (out1 / "results").glob("*.json"))
+    expect(results == sorted(NAMES.values()), f"a result per submission: {results}", logs)
+    code, text = labkit("gradebook", "--out", out1, env=env)
+    expect(code == 0 and (out1 / "gradebook.csv").is_file(), f"gradebook --out OUT1 (exit {code})", text)
+
+    code, text = labkit("grade-all", subs, LAB, "--out", out2, "--work-dir", tmp / "work2", *common,
+                        env=env, timeout=300)
+    expect(code in (0, 1) and (out2 / "gradebook.csv").is_file(),
+           f"local grade-all wrote its gradebook (exit {code})", text[-3000:])
+    head1, rows1 = gradebook_rows(out1)
+    head2, rows2 = gradebook_rows(out2)
+    expect(head1 == head2 and len(rows1) == 3, f"the same columns: {head1}")
+    expect(rows1 == rows2, "the same rows and points, graded by Slurm and locally",
+           "slurm:\n" + "\n".join(map(str, rows1)) + "\nlocal:\n" + "\n".join(map(str, rows2)))
+    by_name = {json.loads((out1 / "results" / f"{n}.json").read_text())["name"]:
+               json.loads((out1 / "results" / f"{n}.json").read_text()) for n in results}
+    cpu = {k: next(g for g in by_name[n]["labs"][LAB]["groups"] if g["kind"] == "cpu") for k, n in NAMES.items()}
+    status = {n: sorted({v["status"] for v in g["variants"]}) for n, g in cpu.items()}
+    expect(status == {"starter": ["todo"], "solution": ["pass"], "broken": ["build-error"]},
+           f"the CPU group: the starter todo, the reference pass, the broken one build-error: {status}")
+    expect(cpu["solution"]["points"] == cpu["solution"]["max_points"] > 0
+           and cpu["starter"]["points"] == cpu["broken"]["points"] == 0,
+           "the reference gets the CPU group's points, the starter and the broken one none")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", default="build", help="the kit's configured build (default: build)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    opts = ap.parse_args()
+    build_dir = Path(opts.build_dir)
+    build_dir = build_dir if build_dir.is_absolute() else ROOT / build_dir
+
+    # slurmstepd leaves slurmd by a double fork: as a subreaper this process adopts it (and the
+    # jobs' orphans) and reaps it, where an init that reaps nothing would keep it a zombie.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+    tmp = Path(tempfile.mkdtemp(prefix="labkit-slurm-"))
+    os.chmod(tmp, 0o755)  # the sandbox's uid 65534 reads the submissions and work folders in it
+    cluster = Cluster(tmp)
+    status = 0
+    try:
+        try:
+            cluster.start()
+        except (Skip, OSError, subprocess.TimeoutExpired) as e:
+            print(f"SKIP: Slurm could not start here: {e}", flush=True)
+            return SKIP
+        os.environ["SLURM_CONF"] = str(cluster.conf)  # for labkit.slurm.submit's sbatch, and the jobs
+        os.environ[MARKER] = str(tmp)
+        part_a(cluster, tmp)
+
+        info = build_dir / "labkit-build.json"
+        graders = {}
+        try:
+            graders = {l["name"]: l.get("grader") for l in json.loads(info.read_text())["labs"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        if not graders.get(LAB) or not (build_dir / graders[LAB]).is_file():
+            print(f"SKIP (b): {build_dir} has no {LAB} grader (./labkit build first); (a) passed")
+            return SKIP
+        if not (ROOT / "solutions" / LAB / "cpu_openmp.cpp").is_file():
+            print(f"SKIP (b): no solutions/{LAB}/cpu_openmp.cpp (the student tarball); (a) passed")
+            return SKIP
+        code, text = labkit("grade-all", "--help", timeout=60)
+        if code != 0 or "--slurm" not in text:
+            print(f"SKIP (b): ./labkit grade-all --help fails or has no --slurm (exit {code}); (a) passed\n"
+                  + text[-600:])
+            return SKIP
+        part_b(cluster, tmp, build_dir)
+        print("\nall ok")
+    except Failed:
+        status = 1
+    except (LabkitError, subprocess.TimeoutExpired, OSError) as e:
+        print(f"FAILED: {e.__class__.__name__}: {e}")
+        status = 1
+    finally:
+        cluster.stop()
+        for name in NAMES.values():  # the grader reports grade-all kept in the kit's results/
+            shutil.rmtree(ROOT / "results" / "submissions" / name, ignore_errors=True)
+        if status and not opts.keep:
+            for log in ("slurmctld.log", "slurmd.log"):
+                print(tail(tmp / log, 25))
+        if opts.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
