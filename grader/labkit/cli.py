@@ -291,6 +291,9 @@ def main(argv=None):
         # `run` hands options it does not know to the lab's grader (a lab's picture options,
         # e.g. --radius), which checks them; every other command takes only its own.
         args, extra = parser.parse_known_args(argv)
+        if extra and args.command == "grade-all" and not any(e.startswith("-") for e in extra):
+            args.paths += extra  # lab names after the options: grade-all subs/ --no-perf integral_image
+            extra = []
         if extra and args.command != "run":
             parser.parse_args(argv)  # the usual "unrecognized arguments" message, exit 2
         args.extra = extra
