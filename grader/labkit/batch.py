@@ -27,7 +27,6 @@ import queue
 import re
 import shutil
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -38,7 +37,7 @@ from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, 
 from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import load_results, read_roster, write_class_outputs
 from .grading import run_grader, validate_options
-from .proc import capture
+from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .submissions import stage, submission_name, write_if_changed
@@ -168,7 +167,7 @@ class Pipeline:
         self.forwarded = forwarded_options(self.main.dir)
         self.graders, self.lab_files, self.kit_variants, self.rubrics = {}, {}, {}, {}
         self.references = {}
-        self.print_lock = threading.Lock()
+        self.stopping = False  # set when the run is interrupted: no result is written after it
 
     def prepare(self, sandbox):
         self.sandbox = sandbox
@@ -388,6 +387,8 @@ class Pipeline:
             "max_bonus": round(sum(l["max_bonus"] for l in labs.values()), 2),
             "labs": labs,
         }
+        if self.stopping:
+            raise LabkitError("stopped")
         write_atomic(self.results / f"{built.name}.json", json.dumps(result, indent=2))
         shutil.rmtree(self.work / "runners" / built.name, ignore_errors=True)
         return result
@@ -407,7 +408,8 @@ class Pipeline:
         Returns the results."""
         done, results, started = 0, [], time.monotonic()
         grade_workers = 1 if self.timing else self.jobs
-        with futures.ThreadPoolExecutor(self.jobs) as builders, futures.ThreadPoolExecutor(grade_workers) as graders:
+        builders, graders = futures.ThreadPoolExecutor(self.jobs), futures.ThreadPoolExecutor(grade_workers)
+        try:
             grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k)) for n, p, k in todo]
             for f in futures.as_completed(grading):
                 result = f.result()
@@ -420,6 +422,17 @@ class Pipeline:
                                      for lab, l in result["labs"].items())
                 say(f"[{done}/{len(todo)}] {result['name']}: {lab_text}  ({result['seconds']:.1f} s; "
                     f"elapsed {elapsed:.0f} s, about {left:.0f} s left)")
+        except BaseException:
+            # Interrupted (Ctrl-C, kill) or failed: nothing more starts, what runs is killed, and
+            # no result is written for a grading cut short (a later run grades it again).
+            self.stopping = True
+            for pool in (builders, graders):
+                pool.shutdown(wait=False, cancel_futures=True)
+            kill_all()
+            raise
+        finally:
+            builders.shutdown()
+            graders.shutdown()
         return results
 
     def grade_after(self, build_future):

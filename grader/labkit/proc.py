@@ -7,6 +7,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import weakref
 import sys
 import threading
 
@@ -46,13 +47,27 @@ def _limiter(limits):
     return apply
 
 
+# Every child labkit started and has not seen end: kill_all() ends them when a run that waits on
+# them from several threads (grade-all) is interrupted.
+_live = weakref.WeakSet()
+
+
 def _start(cmd, cwd, limits=None, **streams):
     try:
-        return subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=tool_env(),
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=tool_env(),
                                 start_new_session=True,
                                 preexec_fn=_limiter(limits) if limits else None, **streams)
     except OSError as e:  # not found, not executable, bad interpreter line...
         raise LabkitError(f"cannot start {cmd[0]}: {e.strerror or e}") from None
+    _live.add(proc)
+    return proc
+
+
+def kill_all():
+    """Kills the process group of every child still running."""
+    for proc in list(_live):
+        if proc.poll() is None:
+            kill_group(proc)
 
 
 def execute(cmd, timeout=None, stdout=None, stderr=None, cwd=ROOT):
