@@ -26,7 +26,6 @@ import os
 import queue
 import re
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone

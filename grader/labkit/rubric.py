@@ -235,7 +235,7 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
 
 
 def score_lab(rubric, report, reference=None, gpu=True, timing=False, sanitized=None):
-    """The scored lab of a result (see .scratch-free docs/instructor.md, 'Scores'): groups,
+    """The scored lab of a result (docs/instructor.md, "Scores"): groups,
     points, the maximum and what was not graded, from a grader report (or a stand-in)."""
     groups = [score_group(rubric, g, report, reference, gpu, timing, sanitized) for g in rubric.groups]
     regular = [g for g in groups if not g["bonus"]]
