@@ -81,24 +81,29 @@ class BuildProgress:
             sys.stdout.flush()
 
 
-def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None):
+def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=False, progress=True):
     """Builds targets (everything when empty). Returns (ok, output). With echo, ninja's output
-    is shown as it comes; without, a progress line stands for it. confine (a
-    sandbox.CompileSandbox), when given, runs ninja inside it: a submission's build."""
+    is shown as it comes; without, a progress line stands for it, or nothing without progress
+    (builds running side by side, grade-all). confine (a sandbox.CompileSandbox), when given,
+    runs ninja inside it: a submission's build. keep_going: build every target that can be
+    built (ninja -k 0), so that the output names every one that cannot."""
     tool = shutil.which("ninja")
     if not tool:
         raise LabkitError("ninja is not installed: run ./labkit setup")
-    cmd = [tool if confine else "ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else []) + list(targets)
+    cmd = [tool if confine else "ninja", "-C", str(build_dir)] + (["-j", str(jobs)] if jobs else [])
+    cmd += (["-k", "0"] if keep_going else []) + list(targets)
     limits = None
     if confine:
         cmd, limits = confine.wrap(cmd), confine.limits
     if echo:
         show_cmd(cmd)
         rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=True, limits=limits)
+    elif progress:
+        shown = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=shown, limits=limits)
+        shown.done()
     else:
-        progress = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=progress, limits=limits)
-        progress.done()
+        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, limits=limits)
     if timed_out:
         out += f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n"
     return rc == 0, out
