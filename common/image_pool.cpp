@@ -6,16 +6,6 @@
 
 namespace labkit {
 
-std::string guard_report(const void* data, std::size_t elem_size, int width, int height, std::size_t pitch,
-                         unsigned char byte, const std::string& what, cudaStream_t stream) {
-    // The whole allocation: pitch x (height + 1) elements, the guard row included.
-    std::vector<unsigned char> all(pitch * elem_size * (static_cast<std::size_t>(height) + 1));
-    CUDA_CHECK(cudaMemcpyAsync(all.data(), data, all.size(), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    constexpr int kNoLeadRows = 0;  // device images start at their first row
-    return find_guard_write(all.data(), elem_size, width, height, pitch, kNoLeadRows, byte, what);
-}
-
 void ImagePool::poison_all(cudaStream_t stream) {
     for (auto& [slot, entry] : entries_) entry->poison(poison_byte_, stream);
 }

@@ -41,12 +41,18 @@ public:
     // Poisons the input's guard space and every output, then copies the input in (through the
     // pinned buffer).
     void load(labkit::View<const In> host) {
-        labkit::poison(in_, poison_byte<In>(), stream());
-        poison_outputs();
-        const auto staged = pinned_in();
+        const auto staged = staging();
         for (int y = 0; y < host.height; ++y)
             std::copy(host.row(y), host.row(y) + host.width, staged.data + static_cast<std::size_t>(y) * staged.pitch);
-        labkit::upload(labkit::View<const In>(staged), in_, stream());
+        load_staged();
+    }
+    // The pinned input buffer, for a caller that fills it itself (straight from a case file);
+    // load_staged() then does what load() does after its copy.
+    labkit::View<In> staging() const { return pinned_in(); }
+    void load_staged() {
+        labkit::poison(in_, poison_byte<In>(), stream());
+        poison_outputs();
+        labkit::upload(labkit::View<const In>(pinned_in()), in_, stream());
         stream_.synchronize();
     }
     void poison_outputs() {

@@ -27,28 +27,37 @@ void write_raw_bytes(const fs::path& path, const void* data, int width, int heig
     if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
 
-std::vector<unsigned char> read_raw_bytes(const fs::path& path, std::size_t elem_size, int& width, int& height) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("no answer file " + path.filename().string());
+RawFile open_raw(const fs::path& path, std::size_t elem_size) {
+    RawFile f{std::ifstream(path, std::ios::binary), path.filename().string(), 0, 0, elem_size};
+    if (!f.in) throw std::runtime_error("no answer file " + f.name);
     RawHeader h{};
-    if (!in.read(reinterpret_cast<char*>(&h), sizeof h) || std::memcmp(h.magic, kRawMagic, sizeof h.magic) != 0)
-        throw std::runtime_error("malformed answer " + path.filename().string() + ": no raw-image header");
+    if (!f.in.read(reinterpret_cast<char*>(&h), sizeof h) || std::memcmp(h.magic, kRawMagic, sizeof h.magic) != 0)
+        throw std::runtime_error("malformed answer " + f.name + ": no raw-image header");
     if (h.elem_size != elem_size)
-        throw std::runtime_error("malformed answer " + path.filename().string() + ": elements of " +
-                                 std::to_string(h.elem_size) + " bytes, want " + std::to_string(elem_size));
+        throw std::runtime_error("malformed answer " + f.name + ": elements of " + std::to_string(h.elem_size) +
+                                 " bytes, want " + std::to_string(elem_size));
     const std::uintmax_t want = sizeof h + std::uintmax_t{h.width} * h.height * elem_size;
     std::error_code ec;
     const std::uintmax_t have = fs::file_size(path, ec);
     if (ec || have != want)
-        throw std::runtime_error("malformed answer " + path.filename().string() + ": " + std::to_string(have) +
-                                 " bytes for a " + std::to_string(h.width) + "x" + std::to_string(h.height) +
-                                 " image, want " + std::to_string(want));
-    std::vector<unsigned char> bytes(want - sizeof h);
-    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!in) throw std::runtime_error("cannot read " + path.filename().string());
-    width = static_cast<int>(h.width);
-    height = static_cast<int>(h.height);
-    return bytes;
+        throw std::runtime_error("malformed answer " + f.name + ": " + std::to_string(have) + " bytes for a " +
+                                 std::to_string(h.width) + "x" + std::to_string(h.height) + " image, want " +
+                                 std::to_string(want));
+    f.width = static_cast<int>(h.width);
+    f.height = static_cast<int>(h.height);
+    return f;
+}
+
+void read_rows(RawFile& f, void* data, std::size_t pitch_elems) {
+    const std::size_t row_bytes = static_cast<std::size_t>(f.width) * f.elem_size;
+    auto* bytes = static_cast<char*>(data);
+    if (pitch_elems == static_cast<std::size_t>(f.width)) {  // dense: one read
+        f.in.read(bytes, static_cast<std::streamsize>(row_bytes * f.height));
+    } else {
+        for (int y = 0; y < f.height && f.in; ++y)
+            f.in.read(bytes + static_cast<std::size_t>(y) * pitch_elems * f.elem_size, static_cast<std::streamsize>(row_bytes));
+    }
+    if (!f.in) throw std::runtime_error("cannot read " + f.name);
 }
 
 void write_manifest(const fs::path& path, const std::vector<ManifestEntry>& entries) {

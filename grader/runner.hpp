@@ -81,9 +81,9 @@ public:
             const Params params = C::parse_params(entries[i].params);
             if (!applies_to<C>(variant, params)) continue;  // the grader expects no answer
             report.send("begin", std::to_string(i));
-            const auto input = read_raw<In>(entries[i].input);
             std::string guard;
             if (v.cpu) {
+                const auto input = read_raw<In>(entries[i].input);
                 // Guard space around the output, as on the GPU: a write past the end is caught.
                 const auto [w, h] = C::output_size(input.width(), input.height(), params);
                 labkit::GuardedHostImage<Out> out(w, h, poison_byte<Out>());
@@ -92,12 +92,14 @@ public:
                 write_raw<Out>(std::string(answers) + "/" + answer_name(i), out.cview());
             } else {
 #if LABKIT_HAVE_CUDA
-                const auto out_size = C::output_size(input.width(), input.height(), params);
-                if (!gpu || !gpu->fits(input.width(), input.height(), out_size)) {
+                RawFile input = open_raw(entries[i].input, sizeof(In));  // read straight into the pinned buffer
+                const auto out_size = C::output_size(input.width, input.height, params);
+                if (!gpu || !gpu->fits(input.width, input.height, out_size)) {
                     gpu.reset();  // free the old buffers before allocating the new ones
-                    gpu = std::make_unique<GpuHarness<C>>(input.width(), input.height(), out_size);
+                    gpu = std::make_unique<GpuHarness<C>>(input.width, input.height, out_size);
                 }
-                gpu->load(input.view());
+                read_rows(input, gpu->staging().data, gpu->staging().pitch);
+                gpu->load_staged();
                 gpu->run(v, params);
                 const auto out = gpu->download();
                 guard = gpu->guard_report();

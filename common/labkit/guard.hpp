@@ -17,6 +17,9 @@ namespace labkit {
 // `byte` is found outside the image; else where the first stray write landed.
 std::string find_guard_write(const unsigned char* all, std::size_t elem_size, int width, int height, std::size_t pitch,
                              int lead_rows, unsigned char byte, const std::string& what);
+// The report of a stray write found at element x of row y (y < 0: a guard row before the image,
+// y == height: the one after it).
+std::string guard_write_message(const std::string& what, int width, int height, std::size_t x, int y);
 
 // A host output with guard space: a guard row before and after, and kHostGuardElems elements
 // after every row, all poisoned. view() is what the variant gets.
