@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycache__/
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
-from labkit import gradebook, gradescope  # noqa: E402
+from labkit import gradebook, gradescope, rubric  # noqa: E402
 from labkit.util import ROOT, LabkitError, UsageError  # noqa: E402
 
 COMPILER_MESSAGE = "filters.cu:12:5: \x1b[31merror:\x1b[0m 'tile' was not declared in this scope"
@@ -217,12 +217,56 @@ def check_feedback(results):
            "feedback: next steps follow the result (a TODO variant is to implement)")
 
 
+def check_variant_timing():
+    """A variant's own time against the reference's same variant, at the largest size both
+    timed; nothing for a variant that failed or was not timed."""
+    def report(times, status="pass"):
+        return {"variants": [{"name": "v", "status": status, "flags": []}],
+                "performance": [{"variant": "v", "pattern": "random", "params": "", "width": n, "height": n,
+                                 "kernel_ms": ms, "pct_copy_min_bytes": 10.0 * n / 1024} for n, ms in times]}
+    got = rubric.variant_timing("v", report([(1024, 2.0), (2048, 8.0), (4096, 40.0)]),
+                                report([(1024, 1.0), (2048, 4.0)]))
+    expect(got == {"ms": 8.0, "ratio": 2.0, "pct_copy_bw": 20.0, "size": "2048x2048"},
+           f"variant_timing: the largest size both timed: {got}")
+    alone = rubric.variant_timing("v", report([(1024, 2.0)]), None)
+    expect(alone["ratio"] is None and alone["ms"] == 2.0, f"variant_timing without a reference: {alone}")
+    expect(rubric.variant_timing("v", report([(1024, 2.0)], "fail"), None) == {}, "variant_timing of a failing variant: {}")
+
+
+def check_summary(results):
+    """The per-variant table (the terminal's for --single, summary.md's for a class) and the class
+    table: every variant of every lab, its status, cases, its group's points once, and its own
+    time against the reference where it was timed."""
+    alice = results[0]
+    alice["labs"]["integral_image"]["groups"][0]["variants"][0]["timing"] = {
+        "ms": 1.2, "ratio": 1.5, "pct_copy_bw": 41.6, "size": "4096x4096"}
+    rows = gradebook.variant_rows(alice)
+    expect(len(gradebook.VARIANT_COLUMNS) == len(rows[0]), "variant rows have one cell per column")
+    by_name = {r[2]: r for r in rows}
+    expect(set(by_name) >= {"cpu-openmp", "cpu-naive", "01_naive", "cpu-blocked", "cpu-direct"},
+           f"every variant of every lab has a row: {sorted(by_name)}")
+    expect(by_name["cpu-openmp"][5:] == ["8/10", "1.50x", "42%"], f"points, time vs ref, % copy BW: {by_name['cpu-openmp']}")
+    expect(by_name["cpu-naive"][3:5] == ["FAIL", "3/4"], f"status and cases: {by_name['cpu-naive']}")
+    expect(by_name["01_naive"][3].startswith("not graded") and by_name["01_naive"][5] == "not graded",
+           f"a group not graded says so: {by_name['01_naive']}")
+    expect(any(r[0] == "histogram_equalization" and r[3] == "error" for r in rows), "a lab with no group still has a row")
+    expect([r[0] for r in rows if r[0]] == list(alice["labs"]), f"each lab is named once, on its first row: {[r[0] for r in rows]}")
+    expect(any("(bonus)" in r[1] for r in rows), "bonus groups are named as such")
+    text = gradebook.summary_tables(results)
+    expect(text.count("## ") == len(results) and "| lab | part | variant |" in text and "\\|" not in text.split("## alice")[0],
+           "summary.md: one section per submission, a Markdown table each")
+    header, class_table = gradebook.class_rows(results)
+    expect(header[0] == "submission" and header[-2:] == ["total", "percent"] and len(class_table) == len(results),
+           f"the class table: one row per submission: {header}")
+    expect(class_table[0][header.index("convolution")] == "0/20 (build-error)", f"a lab's state is shown: {class_table[0]}")
+
+
 def check_class_outputs(tmp, results, roster):
     out = tmp / "class"
     evil = json.loads(json.dumps(results[1]))
     evil["name"] = ".evil"
     paths = gradebook.write_class_outputs(out, results + [evil], roster)
-    want = {out / "gradebook.csv", out / "junit.xml"} | {p for r in ("alice", "bob", "dave") for p in (
+    want = {out / "gradebook.csv", out / "junit.xml", out / "summary.md"} | {p for r in ("alice", "bob", "dave") for p in (
         out / "gradescope" / r / "results.json", out / "feedback" / f"{r}.md", out / "feedback" / f"{r}.json")}
     expect(set(paths) == want and all(p.is_file() for p in want), "write_class_outputs writes every file, and returns them")
     expect(not any(".evil" in str(p) for p in out.rglob("*")), "a result named .evil is left out")
@@ -312,6 +356,8 @@ def main():
         check_gradescope(results)
         check_junit(results)
         check_feedback(results)
+        check_variant_timing()
+        check_summary(results)
         check_class_outputs(tmp, results, roster)
         check_bundle_rules()
         check_bundle(tmp)

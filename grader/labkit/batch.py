@@ -34,7 +34,7 @@ from pathlib import Path
 from . import reports, rubric
 from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, ninja, open_build
 from .classroom import configured_with, reference_variants, work_dir_of
-from .gradebook import load_results, read_roster, write_class_outputs
+from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import run_grader, validate_options
 from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
@@ -352,7 +352,8 @@ class Pipeline:
                 state, detail = "build-error", short
             else:
                 report = run_grader(grader, built.runners[lab], lab, built.name, out_dir, self.args,
-                                    self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log")
+                                    self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log",
+                                    echo=False)
                 failures = built.file_errors.get(lab, {})
                 if failures:
                     write_atomic(out_dir / f"{lab}-build.log",
@@ -434,22 +435,17 @@ class Pipeline:
 
 
 def print_submission(result):
-    """The terminal summary of one submission: per lab and group, status, points, time vs the
-    reference and % of copy bandwidth."""
-    rows = []
-    for lab, l in result["labs"].items():
-        for g in l["groups"]:
-            perf = g.get("performance") or {}
-            statuses = {v["status"] for v in g["variants"]}
-            status = "not graded" if not g["graded"] else (reports.SHOWN.get(next(iter(statuses))) if len(statuses) == 1
-                                                         else "mixed: " + ", ".join(sorted(statuses)))
-            rows.append([lab, g["title"] + (" (bonus)" if g["bonus"] else ""), status,
-                         f"{g['points']:g}/{g['max_points']:g}",
-                         f"{perf['ratio']:.2f}x" if perf.get("ratio") else "-",
-                         f"{perf['pct_copy_bw']:.0f}%" if perf.get("pct_copy_bw") else "-"])
-    print_table(["lab", "group", "status", "points", "time vs ref", "% copy BW"], rows)
+    """The terminal summary of one submission: per lab and variant, status, cases, points, time
+    vs the reference and % of copy bandwidth."""
+    print_table(VARIANT_COLUMNS, variant_rows(result))
     say(f"total: {result['points']:g}/{result['max_points']:g}"
         + (f" + bonus {result['bonus_points']:g}" if result["max_bonus"] else ""))
+
+
+def print_class(results):
+    """The terminal summary of a class: one row per submission."""
+    header, rows = class_rows(results)
+    print_table(header, rows)
 
 
 def cmd_grade_all(args):
@@ -489,7 +485,10 @@ def cmd_grade_all(args):
         return 0
     everything = load_results(pipe.results)
     written = write_class_outputs(pipe.out, everything, roster)
+    if not args.single:
+        print_class(everything)
     say(f"class files: {rel(pipe.out / 'gradebook.csv')}, {rel(pipe.out / 'junit.xml')}, "
+        f"{rel(pipe.out / 'summary.md')} (every submission per variant), "
         f"gradescope/ and feedback/ in {rel(pipe.out)} ({len(written)} files)")
     failing = any(l["points"] < l["max_points"] for r in results for l in r["labs"].values())
     return 1 if failing else 0

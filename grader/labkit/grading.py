@@ -4,6 +4,7 @@
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -58,11 +59,12 @@ def read_report(path):
     return reports.validate(report)
 
 
-def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None):
+def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None, echo=True):
     """Runs `<grader> grade --runner <runner>` (its runners in sandbox) and returns its JSON
     report, or a stand-in that says why there is none (status error). variants: the kit's
     variant list, which names the stand-in's rows and sizes the wall-clock limit. Writes
-    <lab>-<label>.json/.md/.csv into out_dir and diff images under out_dir/diff/."""
+    <lab>-<label>.json/.md/.csv into out_dir and diff images under out_dir/diff/. echo: show
+    the command (a class run, which shows one progress line per submission, does not)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"{lab}-{label}"
     json_path = stem.with_suffix(".json")
@@ -76,10 +78,13 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log
            "--diff-dir", diff_dir, *sandbox_option(grader, sandbox)]
     cmd += grader_options(args)
     limit = process_timeout(args, len(variants))
-    show_cmd(cmd)
+    if echo:
+        show_cmd(cmd)
     started = time.monotonic()
     if log_path:
         with open(log_path, "wb") as log:
+            log.write(f"+ {shlex.join(map(str, cmd))}\n".encode())  # how to run it again
+            log.flush()
             rc, timed_out = execute(cmd, timeout=limit, stdout=log, stderr=subprocess.STDOUT)
     else:
         rc, timed_out = execute(cmd, timeout=limit)

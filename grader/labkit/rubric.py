@@ -200,6 +200,21 @@ def feedback_line(group, statuses):
     return "every variant passed"
 
 
+def variant_timing(name, report, reference):
+    """A variant's own time against the reference solution's same variant, at the largest size
+    both timed: {"ms", "ratio", "pct_copy_bw", "size"}, or {} when it was not timed (or failed,
+    or was flagged)."""
+    mine = _perf_best(report, [name])
+    if not mine:
+        return {}
+    ref = _perf_best(reference or {}, [name])
+    common = set(mine) & set(ref)
+    size = max(common or mine, key=lambda s: (s[0] * s[1], s))
+    ms, pct, _ = mine[size]
+    ratio = round(ms / ref[size][0], 3) if size in ref and ref[size][0] > 0 else None
+    return {"ms": ms, "ratio": ratio, "pct_copy_bw": pct, "size": f"{size[0]}x{size[1]}"}
+
+
 def score_group(rubric, group, report, reference, gpu, timing, sanitized):
     statuses = {v["name"]: v for v in report.get("variants", [])}
     if "*" in statuses:  # a stand-in report without a variant list stands for all
@@ -210,7 +225,8 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
                            "detail": statuses.get(v["name"], {}).get("detail", ""),
                            "flags": statuses.get(v["name"], {}).get("flags", []),
                            "cases_passed": statuses.get(v["name"], {}).get("cases_passed", 0),
-                           "cases_total": statuses.get(v["name"], {}).get("cases_total", 0)}
+                           "cases_total": statuses.get(v["name"], {}).get("cases_total", 0),
+                           "timing": variant_timing(v["name"], report, reference) if timing else {}}
                           for v in group.variants],
              "sanitizer": None}
     if not group.variants:
