@@ -490,5 +490,6 @@ def cmd_grade_all(args):
     say(f"class files: {rel(pipe.out / 'gradebook.csv')}, {rel(pipe.out / 'junit.xml')}, "
         f"{rel(pipe.out / 'summary.md')} (every submission per variant), "
         f"gradescope/ and feedback/ in {rel(pipe.out)} ({len(written)} files)")
-    failing = any(l["points"] < l["max_points"] for r in results for l in r["labs"].values())
+    # The whole class, results kept from an earlier run included: a resumed run says the same.
+    failing = any(l["points"] < l["max_points"] for r in everything for l in r["labs"].values())
     return 1 if failing else 0
