@@ -22,26 +22,11 @@ sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycac
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
 from labkit import gradebook, gradescope, rubric  # noqa: E402
 from labkit.util import ROOT, LabkitError, UsageError  # noqa: E402
+from checks import expect, raises  # noqa: E402
 
 COMPILER_MESSAGE = "filters.cu:12:5: \x1b[31merror:\x1b[0m 'tile' was not declared in this scope"
 SHOWN_MESSAGE = "filters.cu:12:5: error: 'tile' was not declared in this scope"  # colour codes dropped
 FLAG = "timing flagged for review: 14× faster than the reference solution at 4096x4096"
-
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED:", what)
-        sys.exit(1)
-    print("ok:", what)
-
-
-def raises(kind, call, text=""):
-    """Whether call() raises kind with text in its message."""
-    try:
-        call()
-    except kind as e:
-        return text in str(e)
-    return False
 
 
 def variant(name, status, detail="", flags=(), passed=4, total=4):

@@ -23,17 +23,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from checks import expect  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent
 LAB = "integral_image"
 ARGS = ["--no-perf", "--sizes", "1x1,7x5,31x33,255x257,3000x3000", "--timeout", "20", "--jobs", "2"]
-
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED:", what)
-        sys.exit(1)
-    print("ok:", what)
 
 
 def grade_all(build, subs, out, work, *extra):

@@ -13,13 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
 from labkit.submissions import stage  # noqa: E402
 from labkit.util import ROOT  # noqa: E402
-
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED:", what)
-        sys.exit(1)
-    print("ok:", what)
+from checks import expect  # noqa: E402
 
 
 def main():

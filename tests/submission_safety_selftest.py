@@ -29,17 +29,11 @@ from labkit.proc import capture  # noqa: E402
 from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402
 from labkit.submissions import MAX_FILE_BYTES, stage  # noqa: E402
 from labkit.util import ROOT, UsageError, default_work_dir, inside, write_atomic  # noqa: E402
+from checks import expect  # noqa: E402
 
 LAB = "integral_image"
 FILES = ["cpu_openmp.cpp", "01_naive.cu", "02_kogge_stone.cu", "03_brent_kung.cu"]
 WORK = "// the student's own work\n"
-
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED:", what)
-        sys.exit(1)
-    print("ok:", what)
 
 
 def staged_from(src, tmp, name):

@@ -126,6 +126,11 @@ def load(lab, kit_variants, rubric_dir=None):
     return default_rubric(lab, kit_variants)
 
 
+def _largest(sizes):
+    """The largest of (w, h) sizes: the one a time is judged at."""
+    return max(sizes, key=lambda s: (s[0] * s[1], s))
+
+
 def _perf_best(report, names):
     """(kernel ms, size, % of copy bandwidth, variant) of the fastest unflagged timing among
     names, per size: {(w, h): (ms, pct, variant)}."""
@@ -164,7 +169,7 @@ def _performance(rubric, group, report, reference, timing):
         flagged = [v["name"] for v in report.get("variants", []) if v["name"] in names and reports.flagged(v)]
         why = "timing flagged for review: " + ", ".join(flagged) if flagged else "no passing variant was timed"
         return dict(out, note=why)
-    size = max(common, key=lambda s: (s[0] * s[1], s))
+    size = _largest(common)
     ms, pct, variant = mine[size]
     ratio = ms / ref[size][0] if ref[size][0] > 0 else float("inf")
     share = min(1.0, max(0.0, (rubric.zero_at - ratio) / (rubric.zero_at - rubric.full_at)))
@@ -209,7 +214,7 @@ def variant_timing(name, report, reference):
         return {}
     ref = _perf_best(reference or {}, [name])
     common = set(mine) & set(ref)
-    size = max(common or mine, key=lambda s: (s[0] * s[1], s))
+    size = _largest(common or mine)
     ms, pct, _ = mine[size]
     ratio = round(ms / ref[size][0], 3) if size in ref and ref[size][0] > 0 else None
     return {"ms": ms, "ratio": ratio, "pct_copy_bw": pct, "size": f"{size[0]}x{size[1]}"}
