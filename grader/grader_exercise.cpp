@@ -1,8 +1,77 @@
 #include "grader_exercise.hpp"
 
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <stdexcept>
 
 namespace grader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "size:time" of a file, or "-" when it cannot be read.
+std::string identity(const fs::path& p) {
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec) return "-";
+    const auto time = fs::last_write_time(p, ec);
+    if (ec) return "-";
+    return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
+}
+
+// FNV-1a, 64 bits: names a cache slot; the key itself is compared on reading.
+std::string hash_hex(const std::string& text) {
+    constexpr std::uint64_t kOffset = 14695981039346656037ull, kPrime = 1099511628211ull;
+    std::uint64_t h = kOffset;
+    for (const unsigned char c : text) h = (h ^ c) * kPrime;
+    char hex[2 * sizeof h + 1];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+}  // namespace
+
+CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
+    std::string key = std::string(exercise) + " seed=" + std::to_string(s.seed) + " sizes=";
+    for (const Size& size : s.sizes) key += size_name(size) + ",";
+    key += " photos=";
+    if (!s.photos_dir.empty()) {
+        std::vector<std::string> photos;
+        std::error_code ec;
+        for (const auto& f : fs::directory_iterator(s.photos_dir, ec))
+            photos.push_back(f.path().filename().string() + ":" + identity(f.path()));
+        std::sort(photos.begin(), photos.end());
+        for (const auto& p : photos) key += p + ",";
+    }
+    key += " grader=" + identity("/proc/self/exe");
+    std::replace_if(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + hash_hex(key)), key};
+}
+
+fs::path slot_staging(const CacheSlot& slot) {
+    const fs::path root = slot.dir.parent_path();
+    fs::create_directories(root);
+    fs::permissions(root, fs::perms::owner_all);  // expected outputs: for the instructor alone
+    std::string pattern = slot.dir.string() + ".tmp-XXXXXX";  // unique, also beside other hosts' gradings
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a folder in " + root.string());
+    return pattern;
+}
+
+void publish_slot(const fs::path& staging, const CacheSlot& slot) {
+    std::error_code ec;
+    fs::rename(staging, slot.dir, ec);  // fails when the slot is there: another grading's, or one that could not be read
+    if (!ec) return;
+    const fs::path old = staging.string() + ".old";  // unique, as the staging folder is
+    if (fs::rename(slot.dir, old, ec); !ec) {  // set it aside whole, then ours takes its place
+        fs::rename(staging, slot.dir, ec);
+        fs::remove_all(old, ec);
+    }
+    fs::remove_all(staging, ec);  // (nothing left when ours took the place)
+}
 
 void write_values_file(const std::string& path, const void* data, std::size_t elem_size, int width, int height,
                        const std::function<std::string(std::size_t)>& value_text) {

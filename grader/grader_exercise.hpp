@@ -5,10 +5,14 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases.hpp"
@@ -25,7 +29,27 @@ struct CaseSettings {
     std::vector<Size> sizes;
     std::uint64_t seed = 0;
     std::string photos_dir;  // empty: no photos
+    std::string cache_dir;   // empty: none; else built cases are kept there for the next gradings
 };
+
+// The cases of a class are the same for every submission (one seed, the same sizes and photos),
+// and building them (the reference on every case, 8192^2 included) cost each grading 1 to 7 s on
+// an H100 node. With a cache folder, the first grading keeps its cases and expected outputs in
+// <cache_dir>/<exercise>-<hash of key>/, published whole by one rename, and the next ones read
+// them back. The key names everything the cases depend on: the exercise, seed, sizes, the photos
+// (names, sizes, times) and this grader program (size, time), so a rebuilt reference never
+// reuses old outputs. The folder holds expected outputs: it is made for its owner alone (0700),
+// and the sandbox never binds it.
+struct CacheSlot {
+    std::filesystem::path dir;
+    std::string key;  // one line, also stored in the slot and compared when it is read
+};
+CacheSlot cache_slot(std::string_view exercise, const CaseSettings& settings);
+// A private folder beside slot.dir to write a slot into, then publish_slot() renames it into
+// place. A slot already there (another grading's, which is the same, or one that could not be
+// read) is set aside by a rename and removed, so a reader never sees half of either.
+std::filesystem::path slot_staging(const CacheSlot& slot);
+void publish_slot(const std::filesystem::path& staging, const CacheSlot& slot);
 
 struct PerfSettings {
     std::vector<int> sizes;    // square sizes
@@ -115,6 +139,15 @@ public:
     void prepare(const CaseSettings& settings, const std::filesystem::path& dir) override {
         cases_.clear();
         std::filesystem::create_directories(dir);
+        const auto slot = settings.cache_dir.empty() ? std::optional<CacheSlot>{} : cache_slot(C::name, settings);
+        if (!slot || !load_cases(*slot)) {
+            build_cases(settings);
+            if (slot) save_cases(*slot);  // over a slot that could not be read, too
+        }
+        write_inputs(dir);
+    }
+
+    void build_cases(const CaseSettings& settings) {
         for (const Size& size : settings.sizes)
             for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
@@ -129,7 +162,6 @@ public:
             for (const auto& f : photos)
                 add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
         }
-        write_inputs(dir);
     }
 
     std::size_t cases() const override { return cases_.size(); }
@@ -309,6 +341,52 @@ private:
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
         cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want)});
+    }
+
+    // The cases of a published cache slot: false (and no case) when it is missing, has another
+    // key, or cannot be read whole.
+    bool load_cases(const CacheSlot& slot) {
+        std::ifstream index(slot.dir / "cases.tsv");
+        std::string key;
+        if (!index || !std::getline(index, key) || key != slot.key) return false;
+        try {
+            for (std::string line; std::getline(index, line);) {
+                auto f = split_tabs(line);
+                f.resize(2);
+                const auto i = std::to_string(cases_.size());
+                auto input = read_raw<In>(slot.dir / ("input-" + i + ".raw"));
+                auto want = read_raw<Out>(slot.dir / ("want-" + i + ".raw"));
+                cases_.push_back({f[0], std::move(input), C::parse_params(f[1]), std::move(want)});
+            }
+        } catch (const std::exception&) {
+            cases_.clear();
+        }
+        return !cases_.empty();
+    }
+
+    // Keeps the cases in the cache (best effort: a grading never fails for its cache).
+    void save_cases(const CacheSlot& slot) const {
+        std::filesystem::path staging;
+        try {
+            staging = slot_staging(slot);
+            std::ofstream index(staging / "cases.tsv");
+            index << slot.key << '\n';
+            for (std::size_t i = 0; i < cases_.size(); ++i) {
+                const Case& c = cases_[i];
+                if (c.name.find_first_of("\t\n") != std::string::npos)
+                    throw std::runtime_error("a case name holds a tab or a line break: " + c.name);
+                write_raw<In>(staging / ("input-" + std::to_string(i) + ".raw"), c.input.view());
+                write_raw<Out>(staging / ("want-" + std::to_string(i) + ".raw"), c.want.view());
+                index << c.name << '\t' << C::params_text(c.params) << '\n';
+            }
+            index.close();
+            if (!index) throw std::runtime_error("cannot write " + (staging / "cases.tsv").string());
+            publish_slot(staging, slot);
+        } catch (const std::exception& e) {
+            std::error_code ec;
+            if (!staging.empty()) std::filesystem::remove_all(staging, ec);
+            std::fprintf(stderr, "note: the cases were not cached (%s)\n", e.what());
+        }
     }
 
     void write_inputs(const std::filesystem::path& dir) {

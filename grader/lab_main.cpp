@@ -206,6 +206,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->check(kPositive);
     grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
     grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
+    grade_cmd->add_option("--cases-cache", g.cases.cache_dir,
+                          "keep the cases and their expected outputs in this folder (made private, 0700), and reuse "
+                          "them when another grading asks for the same ones (same seed, sizes, photos and grader)");
     const std::string side = std::to_string(kDiffMaxSide);
     grade_cmd->add_option("--diff-dir", g.diff_dir,
                           "the folder diff images of failing cases go into, as given (empty: none); one per size "

@@ -19,6 +19,7 @@ import csv
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,14 @@ def main():
             expect((out / "feedback" / f"{name}.md").is_file() and (out / "gradescope" / name / "results.json").is_file(),
                    f"{name} gets its feedback and results.json")
         expect("main" in (out / "feedback" / "no_link.md").read_text(), "the build error's feedback shows the linker's message")
+        cases = out / "cases"
+        expect(stat.S_IMODE(cases.stat().st_mode) == 0o700, "the cases folder (expected outputs) is the instructor's alone")
+        slots = sorted(p.name for p in cases.iterdir() if p.is_dir())
+        expect(slots and all(p.startswith(f"{LAB}") or p.startswith("transpose") for p in slots) and
+               not any(".tmp-" in p for p in slots), f"the cases were cached, one slot per exercise: {slots}")
+        seeds = {json.loads(p.read_text())["seed"] for p in (out / "submissions").glob(f"*/{LAB}-*.json")}
+        expect(seeds == {int((cases / "seed").read_text())},
+               f"every submission was graded on the class's one seed, kept in cases/seed: {seeds}")
         rows = list(csv.DictReader(open(out / "gradebook.csv")))
         expect(len(rows) == 5 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
 

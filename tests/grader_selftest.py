@@ -15,6 +15,10 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       variant (EXPECT=all) or one (any); STATUSES are then the verdicts the output may have.
       Every broken case also checks that failing stays cheap: the diff images lie in the folder
       given by --diff-dir, each within the pixel budget, one per size class of a variant.
+  grader_selftest.py cache GRADER RUNNER
+      --cases-cache: a second grading with the same seed reads the cases the first one kept (one
+      slot per exercise, private to its owner) and gives the same verdicts; a slot that cannot
+      be read is built again and replaced, never trusted; another seed gets slots of its own.
   grader_selftest.py cheat GRADER RUNNER GLOB
       a cheating student file (it looks for the answers in its own memory, writes fake lines
       into every descriptor it inherited, or rewrites the report when it exits) must not pass:
@@ -126,6 +130,39 @@ def broken_under_sanitizer(grader, runner, glob, expect, statuses, tool, tmp):
         fail(f"{tool} did not catch the broken kernel ({len(caught)} of {len(variants)} variants)")
 
 
+def check_cases_cache(grader, runner, tmp):
+    cache = tmp / "cases"
+    run = lambda seed: grade(grader, runner, ["--variants", "cpu-*", "--no-perf", "--seed", str(seed),
+                                              "--cases-cache", str(cache)], tmp)
+    verdicts = lambda res: [(c["variant"], c["case"], c["status"]) for c in res["cases"]]
+    code, first = run(3)
+    slots = sorted(p for p in cache.iterdir() if p.is_dir()) if cache.is_dir() else []
+    if code != 0 or not slots or any(".tmp-" in p.name for p in slots):
+        fail(f"the first grading did not keep its cases (exit {code}, slots {[p.name for p in slots]})")
+    if oct(cache.stat().st_mode & 0o777) != oct(0o700):
+        fail(f"the cache folder is readable by others: {oct(cache.stat().st_mode & 0o777)}")
+    stamps = {p: (p / "cases.tsv").stat().st_mtime_ns for p in slots}
+    code, second = run(3)
+    if code != 0 or verdicts(second) != verdicts(first):
+        fail("the grading from the cache gave other verdicts")
+    if {p: (p / "cases.tsv").stat().st_mtime_ns for p in slots} != stamps:
+        fail("the second grading built the cases again instead of reading them")
+    want = sorted(slots[0].glob("want-*.raw"))[-1]
+    whole = want.stat().st_size
+    want.write_bytes(want.read_bytes()[:-1])  # one byte short: a slot that cannot be read
+    code, third = run(3)
+    if code != 0 or verdicts(third) != verdicts(first):
+        fail("a damaged slot changed the verdicts")
+    if (slots[0] / "cases.tsv").stat().st_mtime_ns == stamps[slots[0]] or want.stat().st_size != whole:
+        fail("the damaged slot was not built again")
+    if any(".tmp-" in p.name or ".old" in p.name for p in cache.iterdir()):
+        fail(f"a replaced slot left folders behind: {sorted(p.name for p in cache.iterdir())}")
+    code, _ = run(4)
+    if len([p for p in cache.iterdir() if p.is_dir()]) != 2 * len(slots):
+        fail("another seed did not get slots of its own")
+    print("cases cache: kept, read back, rebuilt when damaged, one slot set per seed")
+
+
 def main():
     mode, grader, runner = sys.argv[1:4]
     args = sys.argv[4:]
@@ -184,6 +221,8 @@ def main():
             if code != 1:
                 fail(f"exit {code}, want 1")
             check_diff_images(res, diff_dir_of(tmp))
+        elif mode == "cache":
+            check_cases_cache(grader, runner, Path(tmp))
         elif mode == "cheat":
             code, res = grade(grader, runner, ["--variants", args[0], "--timeout", "20"], tmp)
             chosen = [v for v in res["variants"] if not v["reference"]]

@@ -25,6 +25,7 @@ import json
 import os
 import queue
 import re
+import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path
 SCHEMA = "labkit-result/1"
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
 PROBE_TIMEOUT_S = 60
+SEED_RANGE = 1000000007  # the grader's own default seeds are below this too
 # The starter's NotImplemented names its file: "not implemented: scan_rows_naive (01_naive.cu)".
 NOT_IMPLEMENTED_FILE = re.compile(r"\(([^()\s]+\.(?:cu|cpp|cc|cxx|c))\)")
 NINJA_FAILED = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.+)$")
@@ -106,6 +108,28 @@ def options_key(args, labs):
     keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
                                                  "runs", "seed", "timeout", "variants", "sanitize")}
     return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def class_seed(path):
+    """The seed of a class's random images, drawn by the class's first run and kept in path for
+    every later one (a resumed run, the other Slurm tasks): every submission gets the same hidden
+    cases, which are then built once. Only the instructor can read it (the cases folder is 0700)."""
+    if not path.exists():
+        # Written whole, then linked into place: a run racing this one reads its seed or ours,
+        # never half of one.
+        draft = path.with_name(f".{path.name}-{secrets.token_hex(8)}")
+        draft.write_text(str(secrets.randbelow(SEED_RANGE)))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    try:
+        return int(path.read_text().strip())
+    except ValueError:
+        raise LabkitError(f"{rel(path)} holds no seed: delete it, and the next run draws a new one "
+                          "(the cases are then built again)") from None
 
 
 def machine_gpu(main):
@@ -188,6 +212,13 @@ class Pipeline:
         self.gpu = machine_gpu(self.main)
         self.timing = not self.args.no_perf
         self.key = options_key(self.args, self.labs)
+        # One set of cases for the whole class, built once per lab and kept private (below).
+        cache = self.out / "cases"
+        cache.mkdir(parents=True, exist_ok=True)
+        cache.chmod(0o700)
+        self.args.cases_cache = str(cache)
+        if self.args.seed is None:
+            self.args.seed = class_seed(cache / "seed")
         self.slots = queue.Queue()
         for i in range(self.jobs):
             self.slots.put(self.work / f"slot-{i}")

@@ -28,7 +28,8 @@ def grader_options(args):
     for flag, value in (("--variants", args.variants), ("--sizes", args.sizes),
                         ("--perf-sizes", args.perf_sizes), ("--perf-params", args.perf_params),
                         ("--runs", args.runs),
-                        ("--seed", args.seed), ("--timeout", args.timeout)):
+                        ("--seed", args.seed), ("--timeout", args.timeout),
+                        ("--cases-cache", getattr(args, "cases_cache", None))):
         if value is not None:
             out += [flag, str(value)]
     if args.no_perf:
