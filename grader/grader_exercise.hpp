@@ -147,23 +147,6 @@ public:
         write_inputs(dir);
     }
 
-    void build_cases(const CaseSettings& settings) {
-        for (const Size& size : settings.sizes)
-            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
-                add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
-                    C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>());
-        if constexpr (requires { C::lab_cases(settings.seed); })
-            for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
-        if (C::uses_photos && !settings.photos_dir.empty()) {
-            std::error_code ec;
-            std::vector<std::filesystem::path> photos;
-            for (const auto& f : std::filesystem::directory_iterator(settings.photos_dir, ec)) photos.push_back(f.path());
-            std::sort(photos.begin(), photos.end());
-            for (const auto& f : photos)
-                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
-        }
-    }
-
     std::size_t cases() const override { return cases_.size(); }
     bool applies(std::size_t i, const std::string& variant) const override {
         return applies_to<C>(variant, cases_.at(i).params);
@@ -341,6 +324,23 @@ private:
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
         cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want)});
+    }
+
+    void build_cases(const CaseSettings& settings) {
+        for (const Size& size : settings.sizes)
+            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
+                add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
+                    C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>());
+        if constexpr (requires { C::lab_cases(settings.seed); })
+            for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
+        if (C::uses_photos && !settings.photos_dir.empty()) {
+            std::error_code ec;
+            std::vector<std::filesystem::path> photos;
+            for (const auto& f : std::filesystem::directory_iterator(settings.photos_dir, ec)) photos.push_back(f.path());
+            std::sort(photos.begin(), photos.end());
+            for (const auto& f : photos)
+                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
+        }
     }
 
     // The cases of a published cache slot: false (and no case) when it is missing, has another
