@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "compare.hpp"
 #include "cpu_timing.hpp"
 #include "exercise.hpp"
+#include "labkit/digest.hpp"
 #include "labkit/image_io.hpp"
 #include "protocol.hpp"
 #include "results.hpp"
@@ -57,6 +59,9 @@ public:
     virtual const std::string& case_name(std::size_t i) const = 0;
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     virtual std::filesystem::path manifest() const = 0;
+    // The expected output's digest (labkit/digest.hpp) where case i may be answered with one: a
+    // large output compared exactly. Otherwise none: the answer comes as a file.
+    virtual std::optional<std::uint64_t> expected_digest(std::size_t i) const = 0;
     // Reads the runner's answer file for case i and compares it with the reference; a wrong output
     // gets a diff image in diff_dir (none when diff_dir is empty).
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
@@ -141,6 +146,7 @@ public:
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
     }
     std::filesystem::path manifest() const override { return manifest_; }
+    std::optional<std::uint64_t> expected_digest(std::size_t i) const override { return cases_.at(i).digest; }
 
     Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                     const std::string& variant) const override {
@@ -302,13 +308,17 @@ private:
         labkit::HostImage<In> input;
         Params params;
         labkit::HostImage<Out> want;
+        std::optional<std::uint64_t> digest;  // where a digest may stand for the answer file
     };
 
     void add(std::string name, labkit::HostImage<In> input, Params params) {
         const auto [w, h] = C::output_size(input.width(), input.height(), params);
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
-        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want)});
+        std::optional<std::uint64_t> digest;
+        if (comparison_of<C>(params).is_exact() && static_cast<long long>(w) * h > kLargeCasePixels)
+            digest = labkit::host_digest(want.data(), sizeof(Out), w, h, static_cast<std::size_t>(w));
+        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest});
     }
 
     void write_inputs(const std::filesystem::path& dir) {
