@@ -77,6 +77,9 @@ public:
         return host;
     }
 
+    // The output's digest (labkit/digest.hpp), computed where it is.
+    std::uint64_t digest() { return labkit::device_digest(out_, stream()); }
+
     // "" when no write left an image; else which one, and where.
     std::string guard_report() {
         if (auto hit = labkit::guard_report(out_, poison_byte<Out>(), "the output", stream()); !hit.empty()) return hit;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "labkit/table.hpp"
 #include "report.hpp"
@@ -72,6 +73,72 @@ constexpr double kWallSilences = 2;
 constexpr double kWallPerCaseS = 2;
 constexpr double kWallPerMeasurementS = 30;
 
+Judgement judge_digest(const std::string& hex, std::uint64_t want) {
+    std::uint64_t got = 0;
+    std::size_t used = 0;
+    try {
+        got = std::stoull(hex, &used, 16);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != hex.size()) return {false, "malformed digest '" + hex.substr(0, 16) + "'", "", true};
+    if (got == want) return {true, "", "", false};
+    return {false, "the output differs from the reference (its digest does)", "", false};
+}
+
+// The cases of a variant whose digest was wrong: the first is run again with its answer as a
+// file, judged like any other, so that its detail says where and what, with a diff image; the
+// others name it. If the second run gives the right output, the variant is not deterministic.
+void explain_wrong_digests(VariantResult& r, const std::vector<std::size_t>& wrong, const RunnerCall& first_call,
+                           const RunnerVariant& v, GraderExercise& ex, const Runner& runner, const fs::path& work,
+                           DiffImages& diffs) {
+    const std::size_t first = wrong.front();
+    const fs::path answers = first_call.answers;
+    RunnerCall again = first_call;
+    const auto digest = std::find(again.args.begin(), again.args.end(), "--digest");
+    again.args.erase(digest, digest + 2);  // the file this time
+    again.args.insert(again.args.end(), {"--only", std::to_string(first)});
+    again.log = (work / (v.name + "-again.log")).string();
+    std::optional<Judgement> judged;
+    const auto [w, h] = ex.case_size(first);
+    const long long pixels = static_cast<long long>(w) * h;
+    const auto out = runner.call(again, [&](const std::string& key, const std::string& value) {
+        const auto f = split_tabs(value);
+        if (key != "done" || judged || f[0] != std::to_string(first)) return false;
+        judged = ex.judge(first, answers / answer_name(first), diffs.folder_for(pixels), v.name);
+        diffs.note(ex.case_name(first), pixels, *judged);
+        std::error_code ec;
+        fs::remove(answers / answer_name(first), ec);
+        return true;
+    });
+    std::string detail;
+    std::string diff;
+    if (!judged) {
+        detail = "the output differs from the reference (its digest does); running the case again to see where failed: " +
+                 out.describe();
+    } else if (judged->pass) {
+        detail = "the output differed from the reference in one run and matched it in a second: the variant does not "
+                 "give the same output every time (a race, or memory read before it is written?)";
+    } else {
+        detail = judged->detail;
+        diff = judged->diff;
+    }
+    for (auto& c : r.cases) {
+        if (c.name == ex.case_name(first)) {
+            c.detail = detail;
+            c.diff = diff;
+        } else if (std::find_if(wrong.begin(), wrong.end(), [&](std::size_t i) { return ex.case_name(i) == c.name; }) !=
+                   wrong.end()) {
+            c.detail = "the output differs from the reference (its digest does); " + ex.case_name(first) + " shows where";
+        }
+    }
+    for (const auto& c : r.cases)
+        if (c.status == Status::fail) {
+            r.detail = c.name + ": " + c.detail;
+            break;
+        }
+}
+
 // Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
 // answer to a case not answered before, nothing else the runner prints.
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
@@ -90,10 +157,19 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
         const auto [w, h] = ex.case_size(i);
         largest = std::max<std::uintmax_t>(largest, static_cast<std::uintmax_t>(w) * h);
     }
+    // A GPU variant answers a large case compared exactly with its output's digest: no quarter
+    // of a gigabyte through a file. A wrong digest says only that the output is wrong, so the
+    // first such case is run again for its file, which says where and draws the diff image.
+    std::vector<std::size_t> digests, wrong_digests;
+    if (v.kind == "gpu")
+        for (std::size_t i = 0; i < ex.cases(); ++i)
+            if (!answered[i] && ex.expected_digest(i)) digests.push_back(i);
+    const auto asked_digest = [&](std::size_t i) { return std::find(digests.begin(), digests.end(), i) != digests.end(); };
     RunnerCall call{{"check", v.exercise, v.name, "--manifest", ex.manifest().string(), "--answers", answers.string(),
                      "--threads", std::to_string(o.perf.threads.back()), "--report-fd", std::to_string(kReportFd)},
                     (work / (v.name + ".log")).string(), answers, v.kind == "gpu",
                     o.timeout_s * kWallSilences + kWallPerCaseS * r.cases_total, answer_bytes(largest)};
+    if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
             const auto f = split_tabs(value);
@@ -116,8 +192,15 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                 const fs::path file = answers / answer_name(i);
                 const auto [w, h] = ex.case_size(i);
                 const long long pixels = static_cast<long long>(w) * h;
-                auto j = ex.judge(i, file, diffs.folder_for(pixels), v.name);
-                diffs.note(ex.case_name(i), pixels, j);
+                Judgement j;
+                if (f.size() > 2 && !f[2].empty() && asked_digest(i)) {
+                    j = judge_digest(f[2], *ex.expected_digest(i));
+                    const bool guard_hit = f.size() > 1 && !f[1].empty();  // that verdict says more
+                    if (!j.pass && !j.malformed && !guard_hit) wrong_digests.push_back(i);
+                } else {
+                    j = ex.judge(i, file, diffs.folder_for(pixels), v.name);
+                    diffs.note(ex.case_name(i), pixels, j);
+                }
                 const std::string guard = f.size() > 1 ? f[1] : "";
                 if (!guard.empty()) j = {false, guard + (j.detail.empty() ? "" : "; " + j.detail), j.diff, j.malformed};
                 if (j.malformed && malformed.empty()) malformed = ex.case_name(i) + ": " + j.detail;
@@ -163,6 +246,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                    std::to_string(r.cases_total) + " cases";
     } else {
         r.status = r.cases_failed > 0 ? Status::fail : Status::pass;
+        if (!wrong_digests.empty()) explain_wrong_digests(r, wrong_digests, call, v, ex, runner, work, diffs);
     }
     return r;
 }

@@ -19,6 +19,7 @@
 #include "compare.hpp"
 #include "cpu_timing.hpp"
 #include "exercise.hpp"
+#include "labkit/digest.hpp"
 #include "labkit/image_io.hpp"
 #include "protocol.hpp"
 #include "results.hpp"
@@ -81,6 +82,9 @@ public:
     virtual const std::string& case_name(std::size_t i) const = 0;
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     virtual std::filesystem::path manifest() const = 0;
+    // The expected output's digest (labkit/digest.hpp) where case i may be answered with one: a
+    // large output compared exactly. Otherwise none: the answer comes as a file.
+    virtual std::optional<std::uint64_t> expected_digest(std::size_t i) const = 0;
     // Reads the runner's answer file for case i and compares it with the reference; a wrong output
     // gets a diff image in diff_dir (none when diff_dir is empty).
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
@@ -156,6 +160,7 @@ public:
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
     }
     std::filesystem::path manifest() const override { return manifest_; }
+    std::optional<std::uint64_t> expected_digest(std::size_t i) const override { return cases_.at(i).digest; }
 
     Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                     const std::string& variant) const override {
@@ -317,13 +322,22 @@ private:
         labkit::HostImage<In> input;
         Params params;
         labkit::HostImage<Out> want;
+        std::optional<std::uint64_t> digest;  // where a digest may stand for the answer file
     };
+
+    // The digest that may stand for the answer file: large outputs compared exactly.
+    static std::optional<std::uint64_t> digest_of(const labkit::HostImage<Out>& want, const Params& params) {
+        const int w = want.width(), h = want.height();
+        if (!comparison_of<C>(params).is_exact() || static_cast<long long>(w) * h <= kLargeCasePixels) return {};
+        return labkit::host_digest(want.data(), sizeof(Out), w, h, static_cast<std::size_t>(w));
+    }
 
     void add(std::string name, labkit::HostImage<In> input, Params params) {
         const auto [w, h] = C::output_size(input.width(), input.height(), params);
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
-        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want)});
+        auto digest = digest_of(want, params);
+        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest});
     }
 
     void build_cases(const CaseSettings& settings) {
@@ -356,7 +370,9 @@ private:
                 const auto i = std::to_string(cases_.size());
                 auto input = read_raw<In>(slot.dir / ("input-" + i + ".raw"));
                 auto want = read_raw<Out>(slot.dir / ("want-" + i + ".raw"));
-                cases_.push_back({f[0], std::move(input), C::parse_params(f[1]), std::move(want)});
+                auto params = C::parse_params(f[1]);
+                auto digest = digest_of(want, params);
+                cases_.push_back({f[0], std::move(input), std::move(params), std::move(want), digest});
             }
         } catch (const std::exception&) {
             cases_.clear();

@@ -1,9 +1,13 @@
 // The grader <-> runner protocol. The grader writes every case input as a raw image file and a
 // manifest listing them; the runner answers each case with a raw image file in a folder the
 // grader made, and reports on a pipe (key<TAB>value lines):
-//   runner check EXERCISE VARIANT --manifest FILE --answers DIR --threads N
+//   runner check EXERCISE VARIANT --manifest FILE --answers DIR --threads N [--digest N,...] [--only N,...]
 //       begin <case>          before each case: a heartbeat, and where a hang happened
 //       done  <case> <guard>  the answer file is complete; guard: "" or where a write strayed
+//       done  <case> <guard> <digest>   a --digest case of a GPU variant: no file, the output's
+//                             digest (labkit/digest.hpp, 16 hex digits) computed on the device.
+//                             The grader asks for it on large cases compared exactly, and asks
+//                             again for the file of a case whose digest is wrong (--only)
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]

@@ -57,6 +57,9 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     check->add_option("--manifest", manifest, "the cases (written by the grader)")->required();
     check->add_option("--answers", answers, "the folder for the answers (made by the grader)")->required();
     check->add_option("--threads", threads, "OpenMP threads for CPU variants");
+    std::string digest, only;
+    check->add_option("--digest", digest, "cases whose GPU answer is sent as a digest (no file), N,...");
+    check->add_option("--only", only, "answer only these cases, N,... (default: all)");
     time->add_option("--sizes", sizes, "square sizes, N,...")->required();
     time->add_option("--patterns", patterns, "shared patterns of the timed images, NAME,... (default random)");
     time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
@@ -77,7 +80,12 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         if (*list) {
             for (const auto& e : exercises) e->list(report);
         } else if (*check) {
-            find(exercises, exercise, variant).check(variant, manifest, answers, threads, report);
+            const auto to_cases = [](const std::string& list) {
+                std::vector<std::size_t> cases;
+                for (const int i : to_ints(list)) cases.push_back(static_cast<std::size_t>(i));
+                return cases;
+            };
+            find(exercises, exercise, variant).check(variant, {manifest, answers, threads, to_cases(digest), to_cases(only)}, report);
         } else if (*dry) {
             find(exercises, exercise, variant).dry(variant, report);
         } else {

@@ -13,6 +13,9 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       output right on real hardware (a race that never fires), so it is caught the way
       `labkit grade --sanitize TOOL` catches it: compute-sanitizer must report it for every
       variant (EXPECT=all) or one (any); STATUSES are then the verdicts the output may have.
+      --digest: the sizes are all large cases, which a GPU variant answers with its output's
+      digest; each caught variant must still say where its first wrong case went wrong (the
+      grader ran that case again for its file) and name that case in the others.
       Every broken case also checks that failing stays cheap: the diff images lie in the folder
       given by --diff-dir, each within the pixel budget, one per size class of a variant.
   grader_selftest.py cache GRADER RUNNER
@@ -163,6 +166,23 @@ def check_cases_cache(grader, runner, tmp):
     print("cases cache: kept, read back, rebuilt when damaged, one slot set per seed")
 
 
+def check_digest_explained(res, caught):
+    """Wrong digests are explained: the variant's detail has the first mismatch (from the file
+    of the case run again), with a diff image, and its other wrong cases point to that case."""
+    for v in caught:
+        if v["status"] != "fail":
+            continue
+        cases = [c for c in res["cases"] if c["variant"] == v["name"] and c["status"] == "fail"]
+        if "first mismatch at (x=" not in v["detail"]:
+            fail(f"{v['name']}: a wrong digest was not explained: {v['detail']!r}")
+        if not cases or not cases[0]["diff"]:
+            fail(f"{v['name']}: no diff image for the case run again: {cases[:1]}")
+        for c in cases[1:]:
+            if "shows where" not in c["detail"]:
+                fail(f"{v['name']}: {c['case']} does not point to the case that was explained: {c['detail']!r}")
+    print("digests explained:", [v["name"] for v in caught])
+
+
 def main():
     mode, grader, runner = sys.argv[1:4]
     args = sys.argv[4:]
@@ -221,6 +241,8 @@ def main():
             if code != 1:
                 fail(f"exit {code}, want 1")
             check_diff_images(res, diff_dir_of(tmp))
+            if "--digest" in rest:
+                check_digest_explained(res, caught)
         elif mode == "cache":
             check_cases_cache(grader, runner, Path(tmp))
         elif mode == "cheat":

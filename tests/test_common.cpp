@@ -17,6 +17,7 @@
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "protocol.hpp"
+#include "labkit/digest.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
 #include "labkit/guard.hpp"
@@ -179,6 +180,33 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
     CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0"), std::invalid_argument);  // no such pattern
     CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("the answer digest tells images apart, whatever their layout", "[common][protocol]") {
+    const auto image = labkit::generate(labkit::Pattern::random, 37, 11, 5);
+    const auto digest = [](const labkit::GrayImage& g) {
+        return labkit::host_digest(g.data(), 1, g.width(), g.height(), static_cast<std::size_t>(g.width()));
+    };
+    const std::uint64_t base = digest(image);
+    CHECK(digest(image) == base);
+    // The same values in padded rows: the padding does not count.
+    std::vector<std::uint8_t> padded(48 * 11, 0x5A);
+    for (int y = 0; y < 11; ++y) std::copy(image.view().row(y), image.view().row(y) + 37, padded.data() + y * 48);
+    CHECK(labkit::host_digest(padded.data(), 1, 37, 11, 48) == base);
+    // One value off by one, two values swapped, the image transposed: all differ.
+    auto changed = image;
+    changed(36, 10) ^= 1;
+    CHECK(digest(changed) != base);
+    auto swapped = image;
+    std::swap(swapped(0, 0), swapped(1, 0));
+    if (image(0, 0) != image(1, 0)) CHECK(digest(swapped) != base);
+    labkit::GrayImage transposed(11, 37);
+    for (int y = 0; y < 11; ++y)
+        for (int x = 0; x < 37; ++x) transposed(y, x) = image(x, y);
+    CHECK(digest(transposed) != base);
+    // Zeros are not free: an all-zero image and an empty one differ.
+    CHECK(digest(labkit::GrayImage(37, 11, 0)) != 0);
+    CHECK_THROWS(labkit::host_digest(image.data(), 3, 37, 11, 37));
 }
 
 TEST_CASE("a grid-stride pixel walk visits what the division would", "[common][launch]") {

@@ -4,6 +4,7 @@
 // the harness does the rest, the same way for every lab. CUDA builds only.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,15 @@
 #include "labkit/gpu_timing.hpp"
 
 namespace labkit {
+
+// The digest (labkit/digest.hpp) of a pitched image on the device. Waits for the stream.
+std::uint64_t device_digest(const void* data, std::size_t elem_size, int width, int height, std::size_t pitch,
+                            cudaStream_t stream);
+
+template <class T>
+std::uint64_t device_digest(const DeviceImage<T>& image, cudaStream_t stream) {
+    return device_digest(image.data(), sizeof(T), image.width(), image.height(), image.pitch(), stream);
+}
 
 // Fills every byte of an image's allocation, guard space included, with `byte`.
 template <class T>

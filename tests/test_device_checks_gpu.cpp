@@ -1,5 +1,7 @@
-// The guard check of device images (common/guard_scan.cu) against the host scan it replaced:
-// the same first stray write, named the same way, and nothing reported for writes inside.
+// The checks the runner makes on the device, against their host versions: the guard check
+// (common/guard_scan.cu: the same first stray write as the host scan it replaced, named the same
+// way, and nothing for writes inside) and the output digest (common/device_digest.cu: the same
+// value as the grader's host_digest of the expected output).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -7,6 +9,8 @@
 
 #include "catch.hpp"
 #include "labkit/device_buffer.hpp"
+#include "labkit/digest.hpp"
+#include "labkit/generators.hpp"
 #include "labkit/guard.hpp"
 #include "labkit/image_pool.hpp"
 
@@ -60,4 +64,33 @@ TEST_CASE("the device guard check finds the first stray write, as the host scan 
     check_guard<std::uint8_t>(4099, 7);
     check_guard<std::uint32_t>(5, 3);
     check_guard<float>(8192, 4097);  // more rows than the scan has blocks
+}
+
+namespace {
+
+// An image of T on the device with noise in it, and a dense host copy of it.
+template <class T>
+std::uint64_t digests_agree(int width, int height, std::uint64_t seed) {
+    const auto noise = labkit::generate(labkit::Pattern::random, width, height, seed);
+    std::vector<T> host(static_cast<std::size_t>(width) * height);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<T>(noise.data()[i] * 16777259u + i);
+    labkit::DeviceImage<T> image(width, height);
+    labkit::poison(image, kPoison, nullptr);  // the padding must not count
+    CUDA_CHECK(cudaMemcpy2D(image.data(), image.pitch() * sizeof(T), host.data(), width * sizeof(T), width * sizeof(T),
+                            height, cudaMemcpyHostToDevice));
+    const auto on_device = labkit::device_digest(image, nullptr);
+    CHECK(on_device == labkit::host_digest(host.data(), sizeof(T), width, height, static_cast<std::size_t>(width)));
+    return on_device;
+}
+
+}  // namespace
+
+TEST_CASE("the device digest of an output is the host digest of the same values") {
+    digests_agree<std::uint8_t>(1, 1, 1);
+    digests_agree<std::uint8_t>(4099, 3, 2);
+    digests_agree<std::uint16_t>(31, 33, 3);
+    digests_agree<std::uint32_t>(4097, 2049, 4);
+    digests_agree<float>(1000, 1000, 5);
+    digests_agree<std::uint64_t>(257, 255, 6);
+    CHECK(digests_agree<std::uint32_t>(300, 200, 7) != digests_agree<std::uint32_t>(300, 200, 8));
 }
