@@ -10,7 +10,8 @@ that every file of every submission compiles, as a real class's would; the broke
 one bug: a line changed in cpu_openmp.cpp (or a corpus entry's file, tests/corpus/), or a GPU bug
 of the lab's tests/reference/bugs.py. Hangs are left out on purpose: a hang costs its timeout
 (--timeout), whatever the grader does. The build slots are primed first (the kit's objects,
-compiled once per slot and kept between runs); the measured run is then timed whole, and per
+compiled once per slot and kept between runs; --cold leaves that to the measured run); the
+measured run is then timed whole, and per
 submission from the start of its build to its result file. Prints a Markdown table."""
 
 import argparse
@@ -121,6 +122,9 @@ def main():
     parser.add_argument("--markdown", metavar="FILE")
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument("--log", metavar="FILE", help="grade-all's output, as it comes, with the seconds since its start")
+    parser.add_argument("--cold", action="store_true",
+                        help="no priming: the measured run also compiles the kit's objects in every build slot, "
+                             "as an instructor's first run does")
     args = parser.parse_args()
     if not (KIT / "solutions" / args.lab).is_dir():
         sys.exit("the benchmark needs the reference solution (solutions/)")
@@ -129,10 +133,12 @@ def main():
     subs, out, work = tmp / "class", tmp / "out", tmp / "work"
     kinds = make_class(subs, args.lab, args.per_kind)
     # Prime every build slot with a class as large as the slots (their kit objects), not timed.
-    prime = tmp / "prime"
-    for i in range(args.jobs or max(1, min(8, (os.cpu_count() or 1) // 4))):
-        write_submission(prime / f"p{i}", args.lab, 1000 + i, None)
-    prime_s, proc = grade_all(args, prime, tmp / "prime-out", work)
+    prime_s = 0.0
+    if not args.cold:
+        prime = tmp / "prime"
+        for i in range(args.jobs or max(1, min(8, (os.cpu_count() or 1) // 4))):
+            write_submission(prime / f"p{i}", args.lab, 1000 + i, None)
+        prime_s, proc = grade_all(args, prime, tmp / "prime-out", work)
     wall, proc = grade_all(args, subs, out, work)
     (tmp / "grade-all.log").write_text(proc)
     results = {p.stem: (json.loads(p.read_text()), p.stat().st_mtime) for p in (out / "results").glob("*.json")}
@@ -154,7 +160,7 @@ def main():
         "median_latency_s": round(statistics.median(seconds.values()), 2),
         "slowest": {"name": slowest, "bug": kinds[slowest][1], "seconds": seconds[slowest]},
         "median_latency_by_kind_s": {k: round(statistics.median(v), 2) for k, v in by_kind.items()},
-        "priming_s": round(prime_s, 1),
+        "priming_s": round(prime_s, 1), "cold_slots": args.cold,
         "points": {n: [r["points"], r["max_points"]] for n, (r, _) in sorted(results.items())},
         "gpu": next(iter(results.values()))[0]["machine"]["gpu"],
     }
