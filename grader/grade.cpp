@@ -72,6 +72,7 @@ private:
 constexpr double kWallSilences = 2;
 constexpr double kWallPerCaseS = 2;
 constexpr double kWallPerMeasurementS = 30;
+constexpr std::size_t kSanitizerFindingsKept = 3;  // the first say what and where; the log has the rest
 
 Judgement judge_digest(const std::string& hex, std::uint64_t want) {
     std::uint64_t got = 0;
@@ -165,10 +166,12 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
         for (std::size_t i = 0; i < ex.cases(); ++i)
             if (!answered[i] && ex.expected_digest(i)) digests.push_back(i);
     const auto asked_digest = [&](std::size_t i) { return std::find(digests.begin(), digests.end(), i) != digests.end(); };
+    const bool sanitized = o.sanitizer && v.kind == "gpu";
+    const double per_case_s = kWallPerCaseS * (sanitized ? kSanitizerSlowdown : 1);
     RunnerCall call{{"check", v.exercise, v.name, "--manifest", ex.manifest().string(), "--answers", answers.string(),
                      "--threads", std::to_string(o.perf.threads.back()), "--report-fd", std::to_string(kReportFd)},
                     (work / (v.name + ".log")).string(), answers, v.kind == "gpu",
-                    o.timeout_s * kWallSilences + kWallPerCaseS * r.cases_total, answer_bytes(largest)};
+                    o.timeout_s * kWallSilences + per_case_s * r.cases_total, answer_bytes(largest), sanitized};
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
@@ -216,6 +219,16 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
             return false;
         });
     const std::string where = current.empty() ? "" : current + ": ";
+    // Under the sanitizer, its exit status says that it found errors; the runner's own failures
+    // still show as missing answers or error lines.
+    const bool found = sanitized && out.end == ChildOutcome::End::exited && out.exit_code == kSanitizerFoundExit;
+    if (sanitized) {
+        auto findings = sanitizer_findings(call.log, kSanitizerFindingsKept);
+        const bool clean = !found && findings.empty();
+        r.sanitizer = SanitizerResult{o.sanitizer->tool, clean, true, std::move(findings), ""};
+        const fs::path kept = fs::path(o.diff_dir) / (v.name + "-" + o.sanitizer->tool + ".log");
+        if (!clean && !o.diff_dir.empty() && keep_sanitizer_report(call.log, kept)) r.sanitizer->report = kept.string();
+    }
     const int unanswered = static_cast<int>(std::count(answered.begin(), answered.end(), false));
     if (const auto todo = out.last("todo"); !todo.empty()) {
         r.status = Status::todo;
@@ -233,7 +246,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     } else if (const auto error = out.last("error"); !error.empty()) {
         r.status = Status::error;
         r.detail = where + error;
-    } else if (out.end != ChildOutcome::End::exited || out.exit_code != 0) {
+    } else if (out.end != ChildOutcome::End::exited || (out.exit_code != 0 && !found)) {
         r.status = Status::error;
         r.detail = where + "the runner " + out.describe();
     } else if (!malformed.empty()) {
@@ -248,6 +261,10 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
         r.status = r.cases_failed > 0 ? Status::fail : Status::pass;
         if (!wrong_digests.empty()) explain_wrong_digests(r, wrong_digests, call, v, ex, runner, work, diffs);
     }
+    // A check that did not run to its end (a timeout, a crash, a runner that behaves otherwise
+    // under the sanitizer) was not watched all through: "not checked", never "clean".
+    if (r.sanitizer && r.sanitizer->clean)
+        r.sanitizer->checked = r.status == Status::pass || r.status == Status::fail || r.status == Status::todo;
     return r;
 }
 
@@ -398,7 +415,7 @@ void validate_variants(const GradeOptions& o, const Exercises& exercises) {
 
 int grade(const LabDescription& lab, const Exercises& exercises, const GradeOptions& o) {
     WorkDir work(case_bytes(o.cases));
-    const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s);
+    const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s, o.sanitizer);
     const auto all = list_variants(runner, exercises);
     std::vector<RunnerVariant> chosen;
     for (const auto& v : all)
@@ -483,8 +500,9 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     }
 
     write_files(report, o.json, o.csv, o.markdown);
-    const bool failed = std::any_of(report.results.begin(), report.results.end(),
-                                    [](const VariantResult& r) { return is_failure(r.status); });
+    const bool failed = std::any_of(report.results.begin(), report.results.end(), [](const VariantResult& r) {
+        return is_failure(r.status) || (r.sanitizer && !r.sanitizer->clean);
+    });
     return failed ? 1 : 0;
 }
 

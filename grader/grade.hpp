@@ -8,6 +8,7 @@
 #include "lab_main.hpp"
 #include "results.hpp"
 #include "sandbox.hpp"
+#include "sanitizer.hpp"
 
 namespace grader {
 
@@ -18,6 +19,7 @@ struct GradeOptions {
     CaseSettings cases;
     PerfSettings perf;
     bool check = true, time = true;
+    const Sanitizer* sanitizer = nullptr;  // GPU checks under compute-sanitizer (--sanitize); null: none
     double timeout_s = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
     std::string diff_dir, label, json, csv, markdown;
 };

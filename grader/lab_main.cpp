@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <cstdio>
 #include <thread>
 
@@ -219,6 +220,12 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
     grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
     grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)");
+    std::string sanitize_tool, sanitizer_path;
+    grade_cmd->add_option("--sanitize", sanitize_tool,
+                          "check every GPU variant under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
+                          "initcheck), in the same sandbox; its findings go into every report. Slow: use small --sizes");
+    grade_cmd->add_option("--sanitizer", sanitizer_path,
+                          "the compute-sanitizer program (default: from PATH, else /usr/local/cuda/bin/compute-sanitizer)");
     bool validate_only = false;
     grade_cmd->add_flag("--validate-only", validate_only,
                         "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
@@ -303,6 +310,12 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             } catch (const std::exception& e) {
                 throw std::invalid_argument(e.what());
             }
+        }
+        std::optional<Sanitizer> sanitizer;
+        if (!sanitize_tool.empty()) {
+            if (no_check) throw std::invalid_argument("--sanitize watches the checks: it cannot go with --no-check");
+            sanitizer = Sanitizer::open(sanitize_tool, sanitizer_path);
+            g.sanitizer = &*sanitizer;
         }
         check_output_path(g.json, "--json");
         check_output_path(g.csv, "--csv");

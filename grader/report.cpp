@@ -364,6 +364,12 @@ Json json(const Report& r) {
                             {"cases_failed", res.cases_failed},
                             {"cases_total", res.cases_total},
                             {"flags", res.flags}});
+        if (res.sanitizer)
+            variants.back()["sanitizer"] = {{"tool", res.sanitizer->tool},
+                                            {"clean", res.sanitizer->clean},
+                                            {"checked", res.sanitizer->checked},
+                                            {"findings", res.sanitizer->findings},
+                                            {"report", res.sanitizer->report}};
         for (const auto& c : res.cases)
             cases.push_back({{"variant", res.name},
                              {"case", c.name},
@@ -452,6 +458,15 @@ void print_correctness(const Report& r) {
         if (res.cases_failed > kListed) failing += "; ... (" + std::to_string(res.cases_failed - kListed) + " more)";
         std::printf("  failing cases: %s\n", failing.c_str());
         std::printf("  every case is in the JSON report (labkit writes results/<lab>-<label>.json); only those above have a diff image\n");
+    }
+    for (const auto& res : r.results) {
+        if (!res.sanitizer) continue;
+        const auto& s = *res.sanitizer;
+        const char* said = !s.clean ? " found errors" : s.checked ? " found nothing" : " could not watch the whole check";
+        std::printf("%s %s: %s%s\n", !s.clean ? "SANITIZER" : s.checked ? "CLEAN" : "UNCHECKED", res.name.c_str(),
+                    s.tool.c_str(), said);
+        for (const auto& f : s.findings) std::printf("  %s\n", f.c_str());
+        if (!s.report.empty()) std::printf("  its whole report: %s\n", s.report.c_str());
     }
     std::fflush(stdout);
 }

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,15 @@ struct CaseResult {
     std::string diff;  // path of the diff PNG, if any
 };
 
+// What compute-sanitizer said of a variant's check (grade --sanitize).
+struct SanitizerResult {
+    std::string tool;
+    bool clean = true;
+    bool checked = true;  // false: the check ended early (timeout, crash, error) without a finding
+    std::vector<std::string> findings;  // its first report lines; may be empty when only its exit said so
+    std::string report;                 // where its whole report was kept (beside the diff images); may be empty
+};
+
 struct VariantResult {
     std::string exercise, name, summary;
     std::string kind;  // "cpu" or "gpu"
@@ -71,6 +81,7 @@ struct VariantResult {
     int cases_passed = 0, cases_failed = 0, cases_total = 0;
     std::vector<CaseResult> cases;
     std::vector<std::string> flags;  // why its timings were flagged for review (then left out)
+    std::optional<SanitizerResult> sanitizer;  // only when it ran under one
 };
 
 struct PerfPoint {

@@ -26,19 +26,6 @@ constexpr double kProbeTimeoutS = 10;                   // bwrap starts in milli
 // its driver library lives on clusters that use LD_LIBRARY_PATH for it.
 constexpr const char* kPassedThrough[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH"};
 
-std::string find_on_path(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    std::string dirs = path ? path : "/usr/bin:/bin";
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-        const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
-        if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-        start = end + 1;
-    }
-    return "";
-}
-
 std::vector<char*> pointers(std::vector<std::string>& items) {
     std::vector<char*> out;
     for (auto& s : items) out.push_back(s.data());
@@ -78,6 +65,19 @@ bool starts(const Sandbox& candidate) {
 }
 
 }  // namespace
+
+std::string find_on_path(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+        start = end + 1;
+    }
+    return "";
+}
 
 Sandbox Sandbox::open(const std::string& spec) {
     const bool root = ::geteuid() == 0;

@@ -40,6 +40,9 @@ struct Confinement {
     double cpu_s = 0;                 // CPU seconds, all threads together; 0: no limit
 };
 
+// The program's path in one of PATH's folders, "" when none has it.
+std::string find_on_path(const std::string& program);
+
 class Sandbox {
 public:
     enum class Mode {

@@ -41,8 +41,9 @@ std::uintmax_t answer_bytes(std::uintmax_t pixels) {
     return pixels * kBytesPerPixelBound + kHeaderBound;
 }
 
-Runner::Runner(const std::string& program, const Sandbox& sandbox, const fs::path& work, double silence_s)
-    : program_(work / "runner"), work_(work), sandbox_(sandbox), silence_s_(silence_s) {
+Runner::Runner(const std::string& program, const Sandbox& sandbox, const fs::path& work, double silence_s,
+               const Sanitizer* sanitizer)
+    : program_(work / "runner"), work_(work), sandbox_(sandbox), silence_s_(silence_s), sanitizer_(sanitizer) {
     if (::access(program.c_str(), X_OK) != 0)
         throw std::runtime_error("no runner program at '" + program + "' (build it first: ./labkit build)");
     fs::copy_file(program, program_, fs::copy_options::overwrite_existing);
@@ -69,7 +70,12 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
         o.watched = c.answers;
         o.watched_bytes = kAnswersInFlight * o.confinement.file_bytes;
     }
-    std::vector<std::string> argv{program_.string()};
+    std::vector<std::string> argv;
+    if (c.sanitized && sanitizer_) {
+        argv = sanitizer_->command();
+        if (const auto home = sanitizer_->home(); !home.empty()) o.confinement.read_only.push_back(home);
+    }
+    argv.push_back(program_.string());
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     return spawn(argv, o, on_line);
 }

@@ -9,6 +9,7 @@
 #include "labkit/device_info.hpp"
 #include "lab_main.hpp"
 #include "process.hpp"
+#include "sanitizer.hpp"
 
 namespace grader {
 
@@ -28,6 +29,7 @@ struct RunnerCall {
     bool gpu = false;                  // it may use the GPU
     double wall_s = 0;                 // its wall-clock limit; 0: none
     std::uintmax_t largest_file = 0;   // bytes of the largest answer it writes
+    bool sanitized = false;            // under the Runner's sanitizer, when it has one
 };
 
 // The runner program of one grading run (student code): copied into the working folder, so
@@ -35,7 +37,9 @@ struct RunnerCall {
 // with the kit's limits.
 class Runner {
 public:
-    Runner(const std::string& program, const Sandbox& sandbox, const std::filesystem::path& work, double silence_s);
+    // sanitizer: put in front of the runner in the calls that ask for it (RunnerCall::sanitized).
+    Runner(const std::string& program, const Sandbox& sandbox, const std::filesystem::path& work, double silence_s,
+           const Sanitizer* sanitizer = nullptr);
     ChildOutcome call(const RunnerCall& c, const LineHandler& on_line = {}) const;
     const Sandbox& sandbox() const { return sandbox_; }
     double silence_s() const { return silence_s_; }
@@ -44,6 +48,7 @@ private:
     std::filesystem::path program_, work_;
     const Sandbox& sandbox_;
     double silence_s_;
+    const Sanitizer* sanitizer_;
 };
 
 // Asks the runner for its variants (`runner list`); adds each exercise's reference first.

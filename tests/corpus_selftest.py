@@ -579,36 +579,27 @@ def honest_report(group, lab):
 
 
 def sanitizer_catches(entry, tool, glob, build_dir, work_dir, tmp):
-    """The fallback for a race that never fires on real hardware: compute-sanitizer on the
-    submission's own runner, as `labkit grade --sanitize` does for a checkout."""
-    sys.path.insert(0, str(ROOT / "grader"))
-    try:
-        from labkit.sanitize import SANITIZER_ERROR_EXIT, sanitizer_findings
-    except ImportError as e:
-        return False, f"cannot import labkit.sanitize ({e})"
+    """The fallback for a race that never fires on real hardware: the submission's own runner
+    checked again with the grader's --sanitize (compute-sanitizer in front of the runner, inside
+    the sandbox), as `labkit grade-all --sanitize` does."""
     runner = runner_of(entry.sub_name, entry.lab, work_dir)
     if runner is None:
         return False, "the submission's runner was not found"
-    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     grader = build_dir / "labs" / f"{entry.lab}_grader"
     listed = subprocess.run([str(grader), "list", "--runner", str(runner)], capture_output=True, text=True).stdout
     names = [l.split("\t")[0] for l in listed.splitlines() if fnmatch.fnmatch(l.split("\t")[0], glob)]
-    # The runner is this corpus's own code: it runs unsandboxed here, so that the sanitizer sees it.
-    grader_help = subprocess.run([str(grader), "grade", "--help"], capture_output=True, text=True).stdout
-    unsandboxed = ["--sandbox", "off"] if "--sandbox" in grader_help else []
     for name in names[:1]:
         out = tmp / f"sanitize-{entry.name}-{name}.json"
-        cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--error-exitcode", str(SANITIZER_ERROR_EXIT),
-               str(grader), "grade", "--runner", str(runner), "--variants", name, "--no-perf", "--sizes", "7x5,31x33",
-               "--photos", "", "--seed", "12345", "--timeout", "120", "--json", str(out), *unsandboxed]
+        cmd = [str(grader), "grade", "--runner", str(runner), "--variants", name, "--no-perf", "--sizes", "7x5,31x33",
+               "--photos", "", "--seed", "12345", "--timeout", "120", "--json", str(out),
+               "--diff-dir", str(tmp / f"sanitize-{entry.name}"), "--sanitize", tool]
         try:
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  timeout=SANITIZER_BUDGET_S)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return False, f"compute-sanitizer did not run ({e})"
-        findings = sanitizer_findings(proc.stdout)
-        if proc.returncode == SANITIZER_ERROR_EXIT or findings:
-            return True, f"{tool} on {name}: {short('; '.join(findings), 100)}"
+            subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=SANITIZER_BUDGET_S)
+            san = json.loads(out.read_text())["variants"][-1].get("sanitizer") or {}
+        except (OSError, ValueError, KeyError, IndexError, subprocess.TimeoutExpired) as e:
+            return False, f"the grader under --sanitize {tool} gave no report ({e})"
+        if san.get("clean") is False:
+            return True, f"{tool} on {name}: {short('; '.join(san.get('findings') or []), 100)}"
     return False, f"{tool} found nothing on {', '.join(names[:1]) or 'no variant'}"
 
 

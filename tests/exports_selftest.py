@@ -218,6 +218,34 @@ def check_variant_timing():
     expect(rubric.variant_timing("v", report([(1024, 2.0)], "fail"), None) == {}, "variant_timing of a failing variant: {}")
 
 
+def check_sanitizer_scores():
+    """grade-all --sanitize: a GPU group with a variant the sanitizer found errors in loses the
+    rubric's share, the feedback names the variant and its finding; a variant it could not watch
+    all through (its check timed out) costs nothing and is named; CPU groups are never touched."""
+    from labkit.sanitize import rubric_view
+    kit = [{"name": "cpu-openmp", "kind": "cpu"}, {"name": "gpu-a", "kind": "gpu"}, {"name": "gpu-b", "kind": "gpu"},
+           {"name": "gpu-c", "kind": "gpu"}]
+    text = ('[sanitizer]\npenalty = 0.5\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
+            '[[group]]\nvariants = ["gpu-a", "gpu-b"]\ncorrectness = 20\n[[group]]\nvariants = ["gpu-c"]\ncorrectness = 6\n')
+    rules = rubric.parse(text, "lab", "test.toml", kit)
+    report = {"variants": [dict(variant(v["name"], "pass"), kind=v["kind"]) for v in kit]}
+    watched = {"gpu-a": {"clean": False, "checked": True, "findings": ["Race reported between Write access at k+0x70"]},
+               "gpu-b": {"clean": True, "checked": True, "findings": []},
+               "gpu-c": {"clean": True, "checked": False, "findings": []}}
+    scored = rubric.score_lab(rules, report, sanitized=rubric_view("racecheck", watched))
+    cpu, ab, c = scored["groups"]
+    expect(cpu["sanitizer"] is None and cpu["points"] == 10, "a CPU group is never sanitized")
+    expect(ab["points"] == 10 and ab["sanitizer"]["penalty"] == 10 and ab["sanitizer"]["variants"] == ["gpu-a"],
+           f"a finding costs the group half its points (penalty 0.5): {ab['points']}, {ab['sanitizer']}")
+    expect(c["points"] == 6 and c["sanitizer"]["clean"] and c["sanitizer"]["unchecked"] == ["gpu-c"],
+           f"a check the sanitizer could not watch through costs nothing and is named: {c['sanitizer']}")
+    said = gradebook._sanitizer_text(ab["sanitizer"])
+    expect("racecheck: errors found in gpu-a (Race reported" in said and "-10 points" in said,
+           f"the feedback names the variant and its first finding: {said!r}")
+    said = gradebook._sanitizer_text(c["sanitizer"])
+    expect("racecheck: clean" in said and "could not watch gpu-c" in said, f"and the unwatched one: {said!r}")
+
+
 def check_summary(results):
     """The per-variant table (the terminal's for --single, summary.md's for a class) and the class
     table: every variant of every lab, its status, cases, its group's points once, and its own
@@ -342,6 +370,7 @@ def main():
         check_junit(results)
         check_feedback(results)
         check_variant_timing()
+        check_sanitizer_scores()
         check_summary(results)
         check_class_outputs(tmp, results, roster)
         check_bundle_rules()

@@ -13,6 +13,11 @@ The class (correctness only, small sizes, the CPU variants checked; the GPU ones
             Kogge-Stone variants are build-error with that file's compiler message
   no_link   the solution, but cpu_openmp.cpp defines main(): nothing links, every variant is
             build-error, out of the same maximum, with feedback files
+
+    grade_all_selftest.py --build-dir BUILD --sanitize
+
+On a GPU: --sanitize racecheck over the reference and a Kogge-Stone that lost a barrier; the
+finding costs the rubric's sanitizer penalty and the feedback names the variant.
 """
 import argparse
 import csv
@@ -58,13 +63,52 @@ def group(result, title_start):
     return next(g for g in result["labs"][LAB]["groups"] if g["title"].startswith(title_start))
 
 
+def sanitized_class(build, tmp):
+    """--sanitize racecheck over two submissions (GPU only): the reference's files, and the same
+    with a Kogge-Stone scan that lost a barrier (its output is often right; the race is there)."""
+    subs, out, work = tmp / "subs-san", tmp / "class-san", tmp / "work-san"
+    shutil.copytree(KIT / "solutions" / LAB, subs / "good")
+    shutil.copytree(KIT / "solutions" / LAB, subs / "racy")
+    shutil.copy(KIT / "tests" / "corpus" / "gpu_shared_memory_race" / LAB / "02_kogge_stone.cu", subs / "racy")
+    rc, text = grade_all(build, subs, out, work, "--variants", "gpu-02*", "--sanitize", "racecheck")
+    print(text[-3000:])
+    results = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
+    expect(sorted(results) == ["good", "racy"], "one result per submission")
+    good, racy = group(results["good"], "Kogge"), group(results["racy"], "Kogge")
+    expect(good["sanitizer"] and good["sanitizer"]["clean"] and good["sanitizer"]["penalty"] == 0,
+           f"racecheck finds nothing in the reference's Kogge-Stone: {good['sanitizer']}")
+    san = racy["sanitizer"] or {}
+    expect(san.get("clean") is False and san.get("penalty", 0) > 0 and san.get("variants"),
+           f"racecheck's finding in the racy Kogge-Stone costs the rubric's penalty: {san}")
+    expect(racy["points"] < good["points"], f"the racy submission scores less ({racy['points']} < {good['points']})")
+    report_path = results["racy"]["labs"][LAB].get("sanitizer", {}).get("report", "")
+    report = json.loads(Path(report_path).read_text()) if report_path else {}
+    expect(report.get("sandbox", "").startswith("bubblewrap") or "not sandboxed" in report.get("sandbox", "none"),
+           f"the sanitized run says how the runner ran: {report.get('sandbox')}")
+    feedback = (out / "feedback" / "racy.md").read_text()
+    expect("racecheck: errors found in gpu-02" in feedback, "the feedback names the variant racecheck caught")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default=str(KIT / "build"))
-    build = Path(parser.parse_args().build_dir).resolve()
+    parser.add_argument("--sanitize", action="store_true",
+                        help="grade-all --sanitize racecheck on a racy Kogge-Stone instead (needs a GPU: exit 77)")
+    options = parser.parse_args()
+    build = Path(options.build_dir).resolve()
     if not (build / "labs" / f"{LAB}_solution_runner").exists() and not (KIT / "solutions").is_dir():
         print("SKIP: needs the reference solution (solutions/)")
         return 77
+    if options.sanitize:
+        grader = build / "labs" / f"{LAB}_grader"
+        if subprocess.run([str(grader), "device"], capture_output=True).returncode != 0:
+            print("SKIP: no CUDA device (compute-sanitizer watches kernels as they run)")
+            return 77
+        with tempfile.TemporaryDirectory() as tmp:
+            sanitized_class(build, Path(tmp))
+        print("all ok")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         subs, out, work = tmp / "subs", tmp / "class", tmp / "work"

@@ -28,12 +28,10 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       every variant matching GLOB ends in a non-passing verdict, in the report the grader wrote.
 """
 import json
-import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-from fnmatch import fnmatch
 from pathlib import Path
 
 SKIP = 77  # Meson's "skipped"
@@ -102,33 +100,40 @@ def check_diff_images(res, diff_dir):
 
 
 def broken_under_sanitizer(grader, runner, glob, expect, statuses, tool, tmp):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
-    from labkit.sanitize import SANITIZER_ERROR_EXIT, sanitizer_findings
+    """The grader's own --sanitize, as `labkit grade --sanitize` and `grade-all --sanitize` run
+    it: every matching variant checked with compute-sanitizer in front of the runner, inside the
+    sandbox, and its findings in the JSON report."""
     if subprocess.run([grader, "device"], capture_output=True, text=True).returncode != 0:
         print("skipped: no CUDA device")
         sys.exit(SKIP)
-    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-    listed = subprocess.run([grader, "list", "--runner", runner], capture_output=True, text=True).stdout
-    variants = [l.split("\t")[0] for l in listed.splitlines() if fnmatch(l.split("\t")[0], glob)]
+    out = f"{tmp}/sanitized.json"
+    # Sanitizers slow kernels 10-100x: small awkward sizes are enough for a race in a block.
+    cmd = [grader, "grade", "--runner", runner, "--variants", glob, "--no-perf", "--sizes", "7x5,31x33",
+           "--photos", "", "--seed", "12345", "--timeout", "300", "--json", out, "--diff-dir", f"{tmp}/diff",
+           "--sanitize", tool]
+    print("$", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
+    print(proc.stdout[-3000:])
+    with open(out) as f:
+        report = json.load(f)
+    if "not sandboxed" in report.get("sandbox", "not sandboxed"):
+        print(f"note: the runner was {report.get('sandbox')}")
+    variants = [v for v in report["variants"] if not v.get("reference")]
     caught = []
     for v in variants:
-        out = f"{tmp}/{v}.json"
-        # Sanitizers slow kernels 10-100x: small awkward sizes are enough for a race in a block.
-        cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--error-exitcode", str(SANITIZER_ERROR_EXIT),
-               grader, "grade", "--runner", runner, "--variants", v, "--no-perf", "--sizes", "7x5,31x33",
-               "--photos", "", "--seed", "12345", "--timeout", "300", "--json", out,
-               "--sandbox", "off"]  # compute-sanitizer follows the runner: no namespace between them
-        print("$", " ".join(cmd), flush=True)
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
-        findings = sanitizer_findings(proc.stdout)
-        with open(out) as f:
-            status = json.load(f)["variants"][0]["status"]
-        print(f"{v}: output {status}; {tool}: {findings or 'clean'}")
-        if status not in statuses:
-            fail(f"{v}: output verdict {status}, want one of {statuses}")
-        if proc.returncode == SANITIZER_ERROR_EXIT or findings:
-            caught.append(v)
+        san = v.get("sanitizer")
+        print(f"{v['name']}: output {v['status']}; {tool}: {san}")
+        if not isinstance(san, dict) or san.get("tool") != tool:
+            fail(f"{v['name']}: the report says nothing of {tool}")
+        if v["status"] not in statuses:
+            fail(f"{v['name']}: output verdict {v['status']}, want one of {statuses}")
+        if not san["clean"]:
+            if not san.get("findings") or not Path(san.get("report", "")).is_file():
+                fail(f"{v['name']}: {tool} found errors, but the report names none or keeps no log: {san}")
+            caught.append(v["name"])
     print("caught by", tool + ":", caught)
+    if proc.returncode != (1 if caught else 0):
+        fail(f"grader exit {proc.returncode} with {len(caught)} variant(s) caught")
     if not caught or (expect == "all" and len(caught) != len(variants)):
         fail(f"{tool} did not catch the broken kernel ({len(caught)} of {len(variants)} variants)")
 

@@ -40,6 +40,7 @@ from .grading import run_grader, validate_options
 from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
+from .sanitize import find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import stage, submission_name, write_if_changed
 from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path, print_table, rel, say, write_atomic
 
@@ -210,6 +211,12 @@ class Pipeline:
             if name not in self.staged_files:
                 self.staged_files[name] = student_files(build_grader(self.main, self.main.lab(name)), name)
         self.gpu = machine_gpu(self.main)
+        self.sanitizer = None
+        if self.args.sanitize:
+            if not self.gpu:
+                raise LabkitError("--sanitize needs a machine with a CUDA device, and this one has none: "
+                                  "compute-sanitizer checks kernels while they run on the GPU")
+            self.sanitizer = find_sanitizer()
         self.timing = not self.args.no_perf
         self.key = options_key(self.args, self.labs)
         # One set of cases for the whole class, built once per lab and kept private (below).
@@ -369,6 +376,20 @@ class Pipeline:
         if changed:
             reports.write_back(report)
 
+    def sanitize(self, built, lab, out_dir):
+        """The submission's GPU variants of lab checked again under compute-sanitizer (--sanitize),
+        in the sandbox, on the quick sizes: what rubric.score_lab takes as sanitized=, with the
+        report's path; None when no GPU variant is chosen."""
+        globs = self.args.variants.split(",") if self.args.variants else ["*"]
+        chosen = gpu_variants(self.kit_variants[lab], globs)
+        if not chosen:
+            return None
+        tool = self.args.sanitize
+        report, watched = run_sanitized(self.graders[lab], built.runners[lab], lab, out_dir, self.args, chosen,
+                                        self.sandbox, self.sanitizer, log_path=out_dir / f"{lab}-{tool}.log",
+                                        echo=False)
+        return dict(rubric_view(tool, watched), report=str(report.get("_file", "")))
+
     def grade(self, built):
         out_dir = self.out / "submissions" / built.name
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -396,9 +417,12 @@ class Pipeline:
                 state = "error" if error else "graded"
                 detail = error[0].get("detail", "") if error else "; ".join(
                     f"{f} does not compile (the starter's is used)" for f in failures)
+            sanitized = self.sanitize(built, lab, out_dir) if self.sanitizer and lab in built.runners else None
             scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
-                                      timing=self.timing)
+                                      timing=self.timing, sanitized=sanitized)
             labs[lab] = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))
+            if sanitized:
+                labs[lab]["sanitizer"] = sanitized
             reports_of[lab] = report
         result = {
             "schema": SCHEMA, "name": built.name, "source": str(built.source), "key": built.key,

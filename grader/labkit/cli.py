@@ -80,8 +80,8 @@ def make_parser():
                    "which is used by default when bwrap starts here; the output, every report and "
                    "the class files then say 'not sandboxed'")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
-                   help="run every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
-                   "racecheck, synccheck or initcheck; quick sizes, no timing), each in its own run, "
+                   help="check every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
+                   "racecheck, synccheck or initcheck; quick sizes, no timing) in the same sandbox, "
                    "and report what it finds per variant (results/sanitize/); needs a GPU")
     p.add_argument("--json", metavar="FILE", help="also write every report in one JSON file "
                    "(with --submission: the class JSON, default results/class.json)")
@@ -117,6 +117,10 @@ def make_parser():
     p.add_argument("--work-dir", metavar="DIR", help="where submissions are staged and built, outside the kit "
                    "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
     p.add_argument("--no-sandbox", action="store_true", help="compile and run submissions without bubblewrap")
+    p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
+                   help="also check each submission's GPU variants under compute-sanitizer --tool TOOL "
+                   "(memcheck, racecheck, synccheck or initcheck) on the quick sizes, in the sandbox; a "
+                   "variant it finds errors in costs its group the rubric's [sanitizer] penalty; needs a GPU")
     p.add_argument("--task-index", type=int, metavar="I", help="Slurm: grade submissions I, I+N, ... only")
     p.add_argument("--task-count", type=positive(int), metavar="N", help="Slurm: how many tasks share the class")
     slurm = p.add_argument_group("Slurm (--slurm writes a job array, one task per --chunk submissions, and sbatch's it)")

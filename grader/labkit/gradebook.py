@@ -177,9 +177,19 @@ def _perf_text(perf):
 def _sanitizer_text(san):
     if not san:
         return ""
+    missed = san.get("unchecked") if isinstance(san.get("unchecked"), list) else []
+    missed = f"; could not watch {', '.join(map(str, missed))} all through (no penalty)" if missed else ""
+    return _sanitizer_verdict(san) + missed
+
+
+def _sanitizer_verdict(san):
     if san.get("clean"):
         return f"{san.get('tool', 'sanitizer')}: clean"
-    return f"{san.get('tool', 'sanitizer')}: errors found (-{_num(_f(san.get('penalty')))} points)"
+    found = san.get("findings") if isinstance(san.get("findings"), dict) else {}
+    where = "; ".join(f"{n}" + (f" ({_one_line(str(f[0]))})" if isinstance(f, list) and f else "")
+                      for n, f in ((n, found.get(n)) for n in san.get("variants") or []))
+    return (f"{san.get('tool', 'sanitizer')}: errors found" + (f" in {where}" if where else "")
+            + f" (-{_num(_f(san.get('penalty')))} points)")
 
 
 def _variant_line(v):

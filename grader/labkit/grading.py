@@ -60,12 +60,13 @@ def read_report(path):
     return reports.validate(report)
 
 
-def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None, echo=True):
+def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None, echo=True, extra=()):
     """Runs `<grader> grade --runner <runner>` (its runners in sandbox) and returns its JSON
     report, or a stand-in that says why there is none (status error). variants: the kit's
     variant list, which names the stand-in's rows and sizes the wall-clock limit. Writes
     <lab>-<label>.json/.md/.csv into out_dir and diff images under out_dir/diff/. echo: show
-    the command (a class run, which shows one progress line per submission, does not)."""
+    the command (a class run, which shows one progress line per submission, does not). extra:
+    more grader options (--sanitize)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"{lab}-{label}"
     json_path = stem.with_suffix(".json")
@@ -77,7 +78,7 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log
     cmd = [grader, "grade", "--runner", runner, "--label", label, "--json", json_path,
            "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"),
            "--diff-dir", diff_dir, *sandbox_option(grader, sandbox)]
-    cmd += grader_options(args)
+    cmd += grader_options(args) + list(extra)
     limit = process_timeout(args, len(variants))
     if echo:
         show_cmd(cmd)

@@ -33,7 +33,7 @@ REPORT_FIELDS = {"lab": (str,), "label": (str,), "sandbox": (str,), "environment
                  "variants": (list,), "performance": (list,), "cases": (list,)}
 VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (str,),
                   "exercise": (str,), "reference": (bool,), "cases_passed": (int,),
-                  "cases_failed": (int,), "cases_total": (int,), "flags": (list,)}
+                  "cases_failed": (int,), "cases_total": (int,), "flags": (list,), "sanitizer": (dict,)}
 PERF_FIELDS = {"variant": (str,), "exercise": (str,), "kind": (str,), "pattern": (str,),
                "params": (str,), "width": (int,), "height": (int,), "threads": (int,),
                "kernel_ms": NUMBER, "e2e_ms": NUMBER}

@@ -245,11 +245,13 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
     perf = _performance(rubric, group, report, reference, timing)
     total, top = correct["points"] + perf["points"], correct["max"] + perf["max"]
     if sanitized is not None and group.kind == "gpu":
-        dirty = [n for n, clean in sanitized.get("variants", {}).items()
-                 if not clean and n in {v["name"] for v in group.variants}]
+        names = {v["name"] for v in group.variants}
+        dirty = [n for n, clean in sanitized.get("variants", {}).items() if not clean and n in names]
         penalty = round(top * rubric.sanitizer_penalty, 2) if dirty else 0.0
+        findings = sanitized.get("findings", {})
         entry["sanitizer"] = {"tool": sanitized.get("tool", ""), "clean": not dirty, "variants": dirty,
-                              "penalty": penalty}
+                              "penalty": penalty, "findings": {n: findings.get(n, [])[:1] for n in dirty},
+                              "unchecked": [n for n in sanitized.get("unchecked", []) if n in names]}
         total = max(0.0, total - penalty)
     return dict(entry, points=round(total, 2), max_points=top, correctness=correct, performance=perf,
                 feedback=feedback_line(group, statuses))

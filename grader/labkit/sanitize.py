@@ -1,34 +1,25 @@
-"""`labkit grade --sanitize TOOL`: every GPU variant under compute-sanitizer, one grader run
-each. The runner is a child of the grader, hence --target-processes all."""
+"""compute-sanitizer on the GPU variants, through the grader's `--sanitize TOOL`: each variant's
+check runs with the sanitizer in front of the runner, inside the same sandbox and limits, on the
+quick sizes without timing. `labkit grade --sanitize` (this checkout) and `labkit grade-all
+--sanitize` (a class, where findings cost the rubric's [sanitizer] penalty) both use it."""
 
+import argparse
 import json
-import re
 import shutil
-import subprocess
 from fnmatch import fnmatch
 from pathlib import Path
 
 from .build import build_dir_of, open_build
-from .programs import build_grader, knows_sandbox, lab_programs, list_variants
-from .proc import capture, execute, tool_env
-from .reports import FAILING
+from .grading import run_grader
+from .programs import build_grader, lab_programs, list_variants
+from .proc import capture, tool_env
+from .reports import FAILING, SHOWN
 from .util import RESULTS, LabkitError, print_table, rel, say, write_atomic
 
-UNSANDBOXED = "not sandboxed: under compute-sanitizer, which must follow the runner"
-
-# compute-sanitizer's exit status when it found errors (--error-exitcode): anything the grader
-# itself returns (0, 1, 2) stays distinguishable.
-SANITIZER_ERROR_EXIT = 99
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
 SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (grader/cases.hpp)
-
-
-def sanitizer_findings(log_text):
-    """The first lines of compute-sanitizer's report that describe a problem."""
-    keep = [l.strip("= ").strip() for l in log_text.splitlines()
-            if l.startswith("=========") and re.search(r"Error|Race reported|Invalid|Uninitialized|Barrier", l)]
-    return keep[:2]
+SANITIZE_TIMEOUT_S = 300  # of silence per variant, unless --timeout says otherwise
 
 
 def find_sanitizer():
@@ -54,37 +45,48 @@ def require_gpu(build):
                           "compute-sanitizer checks kernels while they run on the GPU")
 
 
-def sanitize_variant(sanitizer, tool, grader, runner, label, variant, out_dir, args):
-    """One variant under the sanitizer. Returns (verdict, found, findings, log path)."""
-    json_path, log_path = out_dir / f"{variant}.json", out_dir / f"{variant}.log"
-    cmd = [sanitizer, "--tool", tool, "--target-processes", "all", "--print-limit", "5",
-           "--error-exitcode", SANITIZER_ERROR_EXIT, grader, "grade", "--runner", runner,
-           "--label", label, "--variants", variant, "--no-perf", "--json", json_path,
-           "--photos", "", "--sizes", args.sizes or SANITIZE_SIZES, "--diff-dir", out_dir / "diff",
-           "--timeout", args.timeout or 300]
-    if knows_sandbox(grader):  # compute-sanitizer must follow the runner: no namespaces between
-        cmd += ["--sandbox", "off"]
-    if args.seed is not None:
-        cmd += ["--seed", args.seed]
-    json_path.unlink(missing_ok=True)  # a report left by an earlier run must not count
-    with open(log_path, "wb") as log:
-        rc, timed_out = execute(cmd, timeout=args.lab_timeout or 1800, stdout=log,
-                                stderr=subprocess.STDOUT)
-    try:
-        verdict = json.loads(json_path.read_text())["variants"][0]["status"]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        verdict = "timeout" if timed_out else "error"
-    findings = sanitizer_findings(log_path.read_text(errors="replace"))
-    found = rc == SANITIZER_ERROR_EXIT or bool(findings)
-    return verdict, found, findings, log_path
+def gpu_variants(variants, globs):
+    """The GPU variants of a variant list (programs.list_variants rows) that globs choose."""
+    return [v for v in variants if v.get("kind") == "gpu" and not v.get("reference")
+            and any(fnmatch(v["name"], g) for g in globs)]
+
+
+def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitizer, log_path=None, echo=True):
+    """variants (GPU rows) checked by one grader run under compute-sanitizer --tool args.sanitize.
+    Writes <lab>-<tool>.json/.md/.csv into out_dir (the sanitizer's whole report of each variant
+    it found errors in beside the diff images, out_dir/diff/). Returns (report, {variant:
+    {"clean", "findings", "report"}}) for the variants the sanitizer watched."""
+    tool = args.sanitize
+    run = argparse.Namespace(**vars(args))
+    run.no_perf, run.quick, run.perf_sizes, run.perf_params, run.runs = True, False, None, None, None
+    run.sizes = args.sizes or SANITIZE_SIZES
+    run.timeout = args.timeout or SANITIZE_TIMEOUT_S
+    run.variants = ",".join(v["name"] for v in variants)
+    report = run_grader(grader, runner, lab, tool, out_dir, run, variants, sandbox, log_path=log_path, echo=echo,
+                        extra=["--sanitize", tool, "--sanitizer", sanitizer, "--photos", ""])
+    watched = {v["name"]: v["sanitizer"] for v in report.get("variants", [])
+               if isinstance(v.get("sanitizer"), dict) and isinstance(v["sanitizer"].get("clean"), bool)}
+    return report, watched
+
+
+def unchecked(s):
+    """Whether a variant's check ended early under the sanitizer without a finding (a timeout, a
+    crash): it was not watched all through, so it is neither clean nor penalized."""
+    return s["clean"] and s.get("checked") is False
+
+
+def rubric_view(tool, watched):
+    """What rubric.score_lab takes as sanitized=: per variant clean or not, the first finding,
+    and the variants the sanitizer could not watch all through."""
+    return {"tool": tool, "variants": {n: s["clean"] for n, s in watched.items() if not unchecked(s)},
+            "findings": {n: [str(f) for f in s.get("findings") or []][:1] for n, s in watched.items()},
+            "unchecked": sorted(n for n, s in watched.items() if unchecked(s))}
 
 
 def grade_sanitized(args, labs, sandbox):
-    """Every GPU variant of one tree, each in its own grader run under compute-sanitizer, on the
-    quick sizes without timing: a race, an out-of-bounds access or a misplaced barrier is reported
-    against the variant that has it, even when the output happened to come out right. This
-    checkout's own code, so the runs under the sanitizer are not sandboxed (sandbox only lists
-    the variants)."""
+    """Every GPU variant of one tree under compute-sanitizer, on the quick sizes without timing:
+    a race, an out-of-bounds access or a misplaced barrier is reported against the variant that
+    has it, even when the output happened to come out right."""
     tool = args.sanitize
     build = open_build(build_dir_of(args))
     if build.cuda is False:  # absent: an older build description; let the grader decide
@@ -96,23 +98,32 @@ def grade_sanitized(args, labs, sandbox):
     any_finding = False
     for lab in build.select(labs):
         grader, runner = lab_programs(build, lab, args.solution)
-        out_dir = RESULTS / "sanitize" / f"{lab}-{label}-{tool}"
-        out_dir.mkdir(parents=True, exist_ok=True)
-        rows, report = [], []
-        chosen = [v for v in list_variants(grader, runner, sandbox)
-                  if v["kind"] != "cpu" and any(fnmatch(v["name"], g) for g in globs)]
-        for i, v in enumerate(chosen, 1):
-            say(f"[{i}/{len(chosen)}] {tool}: {v['name']}")
-            verdict, found, findings, log_path = sanitize_variant(
-                sanitizer, tool, grader, runner, label, v["name"], out_dir, args)
-            any_finding |= found or verdict in FAILING
-            rows.append([v["name"], verdict, "ERRORS" if found else "clean",
-                         (findings[0] if findings else "")[:110]])
-            report.append({"variant": v["name"], "status": verdict, "sanitizer": tool, "clean": not found,
-                           "findings": findings, "log": str(rel(log_path)), "sandbox": UNSANDBOXED})
+        chosen = gpu_variants(list_variants(grader, runner, sandbox), globs)
+        if not chosen:
+            say(f"{lab}: no GPU variant matches --variants")
+            continue
+        out_dir = RESULTS / "sanitize" / f"{lab}-{label}"
+        say(f"{lab} ({label}): {len(chosen)} GPU variant(s) under compute-sanitizer --tool {tool}, "
+            f"each checked on the {args.sizes or SANITIZE_SIZES} sizes in the sandbox")
+        report, watched = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
+                                        log_path=out_dir / f"{lab}-{tool}.log")
+        rows, summary = [], []
+        for v in report.get("variants", []):
+            if v.get("reference"):
+                continue
+            s = watched.get(v["name"])
+            findings = (s or {}).get("findings") or []
+            verdict = ("not watched" if s is None else "not checked" if unchecked(s)
+                       else "clean" if s["clean"] else "ERRORS")
+            any_finding |= verdict != "clean" or v.get("status") in FAILING
+            rows.append([v["name"], SHOWN.get(v.get("status"), v.get("status")), verdict,
+                         (findings[0] if findings else "" if verdict == "clean" else v.get("detail", ""))[:110]])
+            summary.append({"variant": v["name"], "status": v.get("status"), "sanitizer": tool,
+                            "clean": bool(s and s["clean"]), "findings": findings,
+                            "report": (s or {}).get("report", "")})
         say("")
-        say(f"--- {lab} ({label}) under compute-sanitizer --tool {tool} ---")
-        print_table(["variant", "verdict", tool, "first finding (whole report in the log)"], rows)
-        write_atomic(out_dir / "summary.json", json.dumps(report, indent=2))
-        say(f"logs: {rel(out_dir)}/<variant>.log ({UNSANDBOXED})")
+        say(f"--- {lab} ({label}) under compute-sanitizer --tool {tool} ({report.get('sandbox', '')}) ---")
+        print_table(["variant", "verdict", tool, "first finding (whole report: see below)"], rows)
+        write_atomic(out_dir / f"summary-{tool}.json", json.dumps(summary, indent=2))
+        say(f"reports: {rel(out_dir)}/ ({lab}-{tool}.json; each finding's whole report in diff/{lab}-{tool}/)")
     return 1 if any_finding else 0
