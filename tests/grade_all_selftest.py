@@ -16,13 +16,15 @@ The class (correctness only, small sizes, the CPU variants checked; the GPU ones
 
     grade_all_selftest.py --build-dir BUILD --sanitize
 
-On a GPU: --sanitize racecheck over the reference and a Kogge-Stone that lost a barrier; the
-finding costs the rubric's sanitizer penalty and the feedback names the variant.
+On a GPU: --sanitize racecheck over Lab 2's reference and a Kogge-Stone scan that lost a barrier
+(its output stays right); the finding costs the rubric's sanitizer penalty, the feedback names
+the variant and racecheck's whole report is kept.
 """
 import argparse
 import csv
 import json
 import os
+import runpy
 import shutil
 import stat
 import subprocess
@@ -36,8 +38,8 @@ LAB = "integral_image"
 ARGS = ["--no-perf", "--sizes", "1x1,7x5,31x33,255x257,3000x3000", "--timeout", "20", "--jobs", "2"]
 
 
-def grade_all(build, subs, out, work, *extra):
-    cmd = [str(KIT / "labkit"), "grade-all", str(subs), LAB, "--build-dir", str(build), "--out", str(out),
+def grade_all(build, subs, out, work, *extra, lab=LAB):
+    cmd = [str(KIT / "labkit"), "grade-all", str(subs), lab, "--build-dir", str(build), "--out", str(out),
            "--work-dir", str(work), *ARGS, *extra]
     proc = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=1200)
     text = proc.stdout + proc.stderr
@@ -59,34 +61,42 @@ def make_class(subs):
         f.write("\nint main() { return 0; }\n")
 
 
-def group(result, title_start):
-    return next(g for g in result["labs"][LAB]["groups"] if g["title"].startswith(title_start))
+def group(result, title_start, lab=LAB):
+    return next(g for g in result["labs"][lab]["groups"] if g["title"].startswith(title_start))
 
 
 def sanitized_class(build, tmp):
-    """--sanitize racecheck over two submissions (GPU only): the reference's files, and the same
-    with a Kogge-Stone scan that lost a barrier (its output is often right; the race is there)."""
+    """--sanitize racecheck over two Lab 2 submissions (GPU only): the reference's files, and the
+    same with a Kogge-Stone scan that lost its second barrier (tests/inject_bug.py ks_one_barrier:
+    the output stays right on real GPUs, and racecheck reports the hazard every time)."""
+    lab, variant, bug = "histogram_equalization", "gpu-01-global-atomics-ks-b256", "ks_one_barrier"
     subs, out, work = tmp / "subs-san", tmp / "class-san", tmp / "work-san"
-    shutil.copytree(KIT / "solutions" / LAB, subs / "good")
-    shutil.copytree(KIT / "solutions" / LAB, subs / "racy")
-    shutil.copy(KIT / "tests" / "corpus" / "gpu_shared_memory_race" / LAB / "02_kogge_stone.cu", subs / "racy")
-    rc, text = grade_all(build, subs, out, work, "--variants", "gpu-02*", "--sanitize", "racecheck")
+    for name in ("good", "racy"):
+        shutil.copytree(KIT / "solutions" / lab, subs / name)
+    bugs = KIT / "labs" / lab / "kit" / "tests" / "reference" / "bugs.py"
+    file = runpy.run_path(str(bugs))["BUGS"][bug]["file"]
+    subprocess.run([sys.executable, str(KIT / "tests" / "inject_bug.py"), str(bugs), bug,
+                    str(KIT / "solutions" / lab / file), str(subs / "racy" / file)], check=True)
+    rc, text = grade_all(build, subs, out, work, "--variants", variant, "--sanitize", "racecheck", lab=lab)
     print(text[-3000:])
     results = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
     expect(sorted(results) == ["good", "racy"], "one result per submission")
-    good, racy = group(results["good"], "Kogge"), group(results["racy"], "Kogge")
+    good, racy = group(results["good"], "Global atomics", lab), group(results["racy"], "Global atomics", lab)
     expect(good["sanitizer"] and good["sanitizer"]["clean"] and good["sanitizer"]["penalty"] == 0,
-           f"racecheck finds nothing in the reference's Kogge-Stone: {good['sanitizer']}")
+           f"racecheck finds nothing in the reference: {good['sanitizer']}")
     san = racy["sanitizer"] or {}
-    expect(san.get("clean") is False and san.get("penalty", 0) > 0 and san.get("variants"),
-           f"racecheck's finding in the racy Kogge-Stone costs the rubric's penalty: {san}")
+    expect(san.get("clean") is False and san.get("penalty", 0) > 0 and san.get("variants") == [variant],
+           f"racecheck's finding in the one-barrier Kogge-Stone costs the rubric's penalty: {san}")
     expect(racy["points"] < good["points"], f"the racy submission scores less ({racy['points']} < {good['points']})")
-    report_path = results["racy"]["labs"][LAB].get("sanitizer", {}).get("report", "")
+    report_path = results["racy"]["labs"][lab].get("sanitizer", {}).get("report", "")
     report = json.loads(Path(report_path).read_text()) if report_path else {}
     expect(report.get("sandbox", "").startswith("bubblewrap") or "not sandboxed" in report.get("sandbox", "none"),
            f"the sanitized run says how the runner ran: {report.get('sandbox')}")
+    kept = [v.get("sanitizer", {}).get("report", "") for v in report.get("variants", [])]
+    expect(any(k and "Race reported" in Path(k).read_text(errors="replace") for k in kept),
+           f"racecheck's whole report is kept for the student: {kept}")
     feedback = (out / "feedback" / "racy.md").read_text()
-    expect("racecheck: errors found in gpu-02" in feedback, "the feedback names the variant racecheck caught")
+    expect(f"racecheck: errors found in {variant}" in feedback, "the feedback names the variant racecheck caught")
     return 0
 
 
@@ -101,7 +111,7 @@ def main():
         print("SKIP: needs the reference solution (solutions/)")
         return 77
     if options.sanitize:
-        grader = build / "labs" / f"{LAB}_grader"
+        grader = build / "labs" / "histogram_equalization_grader"
         if subprocess.run([str(grader), "device"], capture_output=True).returncode != 0:
             print("SKIP: no CUDA device (compute-sanitizer watches kernels as they run)")
             return 77
