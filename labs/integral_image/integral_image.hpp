@@ -44,7 +44,17 @@ struct Tuning {
 };
 
 // Scratch buffers a scan may ask the workspace for (ctx.workspace->get<T>(Scratch::..., n)).
-enum class Scratch { block_sums, chain_flags, block_counter };
+enum class Scratch {
+    block_sums,
+    chain_flags,
+    block_counter,
+    // 05_expert_sat.cu: the small arrays between its kernels
+    expert_row_sums,
+    expert_column_sums,
+    expert_column_carries,
+    expert_tile_sums,
+    expert_corners,
+};
 
 // A row scan: out(x, y) = sum of in(x', y) for x' <= x. Used on uint8 input (first pass) and on
 // uint32 input (second pass, after the transpose); each file explicitly instantiates both.
@@ -73,5 +83,11 @@ void scan_rows_brent_kung(View<const In> in, Output out, const Tuning& tuning, G
 // 04_single_pass.cu
 template <class In>
 void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+
+// ---- The expert tier (optional challenge, bonus points) -----------------------------------------
+// 05_expert_sat.cu: the whole table, any way you like, as close to the 5 B/px floor (read the
+// image once, write the table once) as you can get. No pipeline, no transposes: the grader times
+// the whole call.
+void integral_image_expert(Input in, Output out, GpuContext& ctx);
 
 }  // namespace integral_image
