@@ -11,9 +11,10 @@
 //      shared memory, starting from what the tiles above hold, and writes every sum once.
 //   Four parts make out(x, y), for a pixel of the tile at (x0, y0):
 //     [tiles above and left]  +  [above, columns x0..x]  +  [left, rows y0..y]  +  [in the tile]
-// Cost: global traffic 1 (kernel 1) + 1 + 4 (kernel 3) B/px of image and table, plus 4 B per
-//   row and tile and about 12 B per column and band of small arrays: 6.25 B/px at 8192^2,
-//   1.25x the 5 B/px floor (04's pipeline moves 29 B/px: 5.8x). Per pixel about 3 adds; per
+// Cost: global traffic 1 (kernel 1) + 1 + 4 (kernel 3) B/px of image and table, plus the small
+//   arrays (4 B per column and band, four times over; the row sums of the tiles to the left):
+//   about 6.3 B/px at 8192^2, 1.26x the 5 B/px floor (04's pipeline moves 29 B/px: 5.8x).
+//   Measured on an H100 at 8192^2: 0.191 ms, 58.6% of copy bandwidth on 5 B/px (docs/results.md). Per pixel about 3 adds; per
 //   16-row chunk three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
 // Limits: three launches (about 2 to 3 us each of launch gaps at 8192^2); the image is read
 //   twice (a single pass with decoupled look-back between tiles would read it once: the
