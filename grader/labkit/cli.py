@@ -13,6 +13,7 @@ from .datasets import cmd_datasets
 from .dist import cmd_dist
 from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
+from .plots import cmd_plot
 from .sanitize import SANITIZER_TOOLS
 from .testrun import cmd_test
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
@@ -83,6 +84,9 @@ def make_parser():
                    help="check every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
                    "racecheck, synccheck or initcheck; quick sizes, no timing) in the same sandbox, "
                    "and report what it finds per variant (results/sanitize/); needs a GPU")
+    p.add_argument("--plots", action="store_true",
+                   help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
+                   "needs matplotlib)")
     p.add_argument("--json", metavar="FILE", help="also write every report in one JSON file "
                    "(with --submission: the class JSON, default results/class.json)")
     p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size "
@@ -178,6 +182,19 @@ def make_parser():
     p.add_argument("--timeout", type=positive(float), metavar="SEC",
                    help="kill it after SEC seconds without progress (default: the grader's, 60)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
+                       description="Draws, for each report (default: results/<lab>-student.json and "
+                       "-solution.json, as `grade` writes them) and each timed pattern and parameter, "
+                       "three PNGs on log-scaled axes: time vs image size, speedup vs the reference "
+                       "(cpu-sequential), and %% of measured copy bandwidth for the GPU variants. Needs "
+                       "matplotlib (the distribution's python3-matplotlib); without it, says how to get it.")
+    p.add_argument("labs", nargs="*", metavar="LAB", help="labs whose reports to draw (default: all found)")
+    p.add_argument("--reports", nargs="+", metavar="JSON", help="these grader reports instead")
+    p.add_argument("--peers", metavar="JSON",
+                   help="also draw the libraries that tools/bench_alternatives.py --json timed (marked: a separate run)")
+    p.add_argument("--out", metavar="DIR", help="where the PNGs go (default: results/plots)")
+    p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("list", parents=[common], help="list the variants of each lab",
                        description="Prints the variants of each lab (or of LAB) in teaching order.")

@@ -10,7 +10,8 @@ from .programs import lab_programs, list_variants, query, sandbox_option
 from .proc import execute
 from .sandbox import choose
 from .sanitize import grade_sanitized
-from .util import LabkitError, UsageError, kit_path, print_table, rel, say, show_cmd
+from .plots import draw_reports
+from .util import RESULTS, LabkitError, UsageError, kit_path, print_table, rel, say, show_cmd
 
 
 def cmd_build(args):
@@ -34,7 +35,25 @@ def cmd_grade(args):
     sandbox = choose(args.no_sandbox)
     if args.submission:
         return grade_submissions(args, args.labs, sandbox)
-    return grade_default(args, args.labs, sandbox)
+    status = grade_default(args, args.labs, sandbox)
+    if args.plots:
+        draw_plots_of_run(args)
+    return status
+
+
+def draw_plots_of_run(args):
+    """grade --plots: the run's reports drawn; a machine without matplotlib gets the hint, and the
+    grading's exit status stands."""
+    build = open_build(build_dir_of(args))
+    paths = [RESULTS / f"{lab}-{label}.json" for lab in build.select(args.labs)
+             for label in ("student", "solution") if (RESULTS / f"{lab}-{label}.json").is_file()]
+    try:
+        written = draw_reports(paths, RESULTS / "plots")
+    except LabkitError as e:
+        say(f"plots: {e}")
+        return
+    if written:
+        say(f"plots: {len(written)} PNGs in {rel(RESULTS / 'plots')}/ (time, speedup, % of copy bandwidth)")
 
 
 def check_output_file(path, option):
