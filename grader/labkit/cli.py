@@ -9,6 +9,7 @@ import traceback
 
 from .commands import cmd_build, cmd_grade, cmd_list, cmd_run
 from .batch import cmd_grade_all, default_jobs
+from .bench import DEFAULT_SIZES, cmd_bench
 from .datasets import cmd_datasets
 from .dist import cmd_dist
 from .gradebook import cmd_gradebook
@@ -182,6 +183,24 @@ def make_parser():
     p.add_argument("--timeout", type=positive(float), metavar="SEC",
                    help="kill it after SEC seconds without progress (default: the grader's, 60)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("bench", parents=[common], help="time the kit's variants next to NPP, PyTorch and OpenCV",
+                       description="With --peers: for each lab, the kit's variants (default: the fastest of "
+                       "each step; --variants) checked on the quick sizes and timed by the lab's grader, then "
+                       "the libraries present here timed by tools/bench_alternatives.py (NPP, PyTorch, "
+                       "OpenCV; each checked against the lab's contract first, a missing one noted, never "
+                       "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
+                       "fastest GPU variant and its %% of copy bandwidth on the lab's floor; writes "
+                       "results/bench/<lab>-peers.md.")
+    p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
+    p.add_argument("--peers", action="store_true", help="time the peers beside the kit's variants")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
+    p.add_argument("--variants", metavar="GLOB,...", help="the kit's variants to time (default: each step's fastest)")
+    p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
+    p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
+    p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
+    p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
                        description="Draws, for each report (default: results/<lab>-student.json and "

@@ -1,0 +1,155 @@
+"""`labkit bench --peers`: the kit's variants and the libraries a user would otherwise pick, timed
+in one run on this machine, as ratios.
+
+For each lab: the lab's grader checks the chosen variants on the quick awkward sizes and times
+them (kernels only, CUDA events, L2 flushed, the median; CPU variants at their best thread
+count); then tools/bench_alternatives.py times the peers present here (NPP, PyTorch, OpenCV:
+each checked against the lab's contract before it is timed; a missing one is a note, never a
+number). The table gives, per size, each one's time, its ratio to the kit's fastest GPU variant
+and its % of copy bandwidth on the lab's floor (GPU only). Results in results/bench/."""
+
+import json
+import re
+import subprocess
+import sys
+
+from .build import build_dir_of, make, open_build
+from .grading import run_grader
+from .programs import build_grader
+from .sandbox import choose
+from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+
+PEERS_SCRIPT = ROOT / "tools" / "bench_alternatives.py"
+PEERS_TIMEOUT_S = 1800
+GRADER_TIMEOUT_S = 3600  # the check on the quick sizes, then every timing (8192^2 sequential included)
+DEFAULT_SIZES = "2048,8192"
+# The best kit variant of each lab, by default: the fastest of each step of the handout is what
+# the table compares (any --variants glob replaces it).
+DEFAULT_VARIANTS = {"integral_image": "cpu-openmp,gpu-04-single-pass-*,gpu-05-*",
+                    "histogram_equalization": "cpu-openmp,gpu-03-*",
+                    "convolution": "cpu-openmp*,gpu-03-*,gpu-04-*"}
+
+
+def peers_of(lab, sizes, runs, out):
+    """tools/bench_alternatives.py for lab, its JSON ({peer: {"ms": {row: ms}, ...}}), or
+    {"(peers)": {"error": why}} when it could not run at all."""
+    cmd = [sys.executable, str(PEERS_SCRIPT), "--lab", lab, "--sizes", sizes, "--runs", str(runs), "--json", str(out)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PEERS_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"(peers)": {"error": f"tools/bench_alternatives.py ran past {PEERS_TIMEOUT_S} s"}}
+    try:
+        return json.loads(out.read_text())
+    except (OSError, ValueError):
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"(peers)": {"error": f"tools/bench_alternatives.py failed: {last}"}}
+
+
+def peer_rows(peers):
+    """{(tag, size): {peer: ms}} of a peers JSON (rows "N", "PATTERN N" or "PARAMS N"), and
+    {peer: note} for each one that is missing or whose check failed."""
+    rows, notes = {}, {}
+    for name, got in peers.items():
+        if "error" in got:
+            notes[name] = f"not measured: {got['error']}"
+            continue
+        failed = sorted(k for k, c in (got.get("check") or {}).items() if isinstance(c, dict) and not c.get("ok"))
+        if failed:
+            notes[name] = f"output check failed for {', '.join(failed)}: its times are marked ✗"
+        for row, ms in (got.get("ms") or {}).items():
+            words = row.split()
+            if words and words[-1].isdigit() and isinstance(ms, (int, float)):
+                tag = " ".join(words[:-1])
+                rows.setdefault((tag, int(words[-1])), {})[name] = (ms, tag in failed)
+    return rows, notes
+
+
+def kit_rows(report):
+    """{(tag, size): {variant: (ms, kind, % copy or None)}}, the tag being the timing's pattern
+    (when not random) or its parameters, as the peers name their rows."""
+    rows = {}
+    for p in report.get("performance", []):
+        if p.get("width") != p.get("height") or not isinstance(p.get("kernel_ms"), (int, float)):
+            continue
+        tag = p.get("params") or ("" if p.get("pattern", "random") == "random" else p["pattern"])
+        here = rows.setdefault((tag, p["width"]), {})
+        got = here.get(p["variant"])
+        if got is None or p["kernel_ms"] < got[0]:
+            here[p["variant"]] = (p["kernel_ms"], p.get("kind", ""), p.get("pct_copy_min_bytes"))
+    return rows
+
+
+def table(report, peers):
+    """The rows of the peers table, and the notes under it."""
+    env = report.get("environment") or {}
+    copy = env.get("copy_gbps") or 0
+    bpp = 0.0
+    for p in report.get("performance", []):
+        if isinstance(p.get("pct_copy_min_bytes"), (int, float)) and copy > 0:
+            bpp = p["pct_copy_min_bytes"] / 100 * copy * 1e9 * p["kernel_ms"] * 1e-3 / (p["width"] * p["height"])
+            break
+    kit, (theirs, notes) = kit_rows(report), peer_rows(peers)
+    out = []
+    for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):
+        tag, n = key
+        mine = kit.get(key, {})
+        gpu = [ms for ms, kind, _ in mine.values() if kind == "gpu"]
+        best = min(gpu) if gpu else None
+        where = f"{tag + ', ' if tag else ''}{n}²"
+        for v, (ms, kind, pct) in sorted(mine.items(), key=lambda i: i[1][0]):
+            out.append([where, v, kind, f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
+                        f"{pct:.1f}" if isinstance(pct, (int, float)) else "—"])
+        for name, (ms, failed) in sorted(theirs.get(key, {}).items(), key=lambda i: i[1][0]):
+            pct = 100 * bpp * n * n / (ms * 1e-3) / 1e9 / copy if name.endswith("_gpu") and bpp and copy else None
+            out.append([where, name + (" ✗" if failed else ""), "peer", f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
+                        f"{pct:.1f}" if pct is not None else "—"])
+    return out, notes
+
+
+def cmd_bench(args):
+    if not args.peers:
+        raise UsageError("bench needs --peers (the kit's own timings alone are `./labkit grade`'s)")
+    if not re.fullmatch(r"\d+(,\d+)*", args.sizes):
+        raise UsageError(f"--sizes {args.sizes}: square sizes N,N,...")
+    build = open_build(build_dir_of(args))
+    sandbox = choose(args.no_sandbox)
+    out_dir = kit_path(args.out) if args.out else RESULTS / "bench"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for lab_name in build.select(args.labs):
+        lab = build.lab(lab_name)
+        target = lab.solution_runner if (lab.solution_runner and not args.student) else lab.runner
+        runner, err = make(build.dir, target)
+        if runner is None:
+            raise LabkitError(f"{lab_name}: {target} does not build:\n{err[-2000:]}")
+        label = "student" if target == lab.runner else "solution"
+        grader = build_grader(build, lab)
+        grading = type(args)(**vars(args))
+        grading.variants = args.variants or DEFAULT_VARIANTS.get(lab_name)
+        grading.sizes, grading.perf_sizes, grading.quick, grading.no_perf = "quick", args.sizes, False, False
+        grading.perf_params = grading.seed = grading.timeout = None
+        grading.lab_timeout = GRADER_TIMEOUT_S
+        say(f"=== {lab_name}: the kit's {label} variants ({grading.variants or 'all'}), checked, then timed at "
+            f"{args.sizes} ===")
+        report = run_grader(grader, runner, lab_name, f"bench-{label}", out_dir, grading, [], sandbox,
+                            log_path=out_dir / f"{lab_name}-{label}.log", echo=False)
+        if not report.get("performance"):
+            raise LabkitError(f"{lab_name}: the grader timed nothing (see {rel(out_dir / f'{lab_name}-{label}.log')})")
+        say(f"=== {lab_name}: the peers present here (tools/bench_alternatives.py) ===")
+        peers = peers_of(lab_name, args.sizes, args.runs or 20, out_dir / f"{lab_name}-peers.json")
+        rows, notes = table(report, peers)
+        env = report.get("environment") or {}
+        if not env.get("gpu"):
+            notes["(the kit)"] = "no CUDA device here: its GPU variants were compiled, not timed"
+        title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
+                 f"(copy {env.get('copy_gbps', 0):.0f} GB/s), {env.get('cpu', '')} ({env.get('threads', '?')} threads), "
+                 f"{str(env.get('date', ''))[:10]}")
+        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% copy bw on the floor"]
+        say(title)
+        print_table(header, rows)
+        for name, note in sorted(notes.items()):
+            say(f"  {name}: {note}")
+        md = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        md += ["| " + " | ".join(r) + " |" for r in rows] + [""] + [f"- {n}: {t}" for n, t in sorted(notes.items())]
+        write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
+        say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json)")
+    return 0
