@@ -23,8 +23,8 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 COPY_GBPS, FLOOR = 3000.0, 8.0
 
 
-def perf(variant, kind, params, n, ms, threads=1):
-    p = {"variant": variant, "exercise": "convolution", "kind": kind, "pattern": "random", "params": params,
+def perf(variant, kind, params, n, ms, threads=1, exercise="convolution"):
+    p = {"variant": variant, "exercise": exercise, "kind": kind, "pattern": "random", "params": params,
          "width": n, "height": n, "threads": threads, "kernel_ms": ms, "e2e_ms": ms}
     if kind == "gpu":
         p["pct_copy_min_bytes"] = 100 * FLOOR * n * n / (ms * 1e-3) / 1e9 / COPY_GBPS
@@ -41,16 +41,23 @@ def report():
                      perf("cpu-openmp", "cpu", params, n, 1 * px * scale, threads=8),
                      perf("gpu-01-global", "gpu", params, n, 0.02 * px * scale),
                      perf("gpu-03-tiled", "gpu", params, n, 0.005 * px * scale)]
+    # A second exercise (as Lab 1's transpose): its own plots, against its own reference.
+    rows += [perf("transpose-cpu", "cpu", "", n, 3.0, exercise="transpose") for n in (1024, 2048)]
+    rows += [perf("transpose-naive", "gpu", "", n, 0.3, exercise="transpose") for n in (1024, 2048)]
     return {"lab": "convolution", "label": "solution", "environment": {"gpu": "Test GPU", "cpu": "Test CPU",
             "threads": 8, "copy_gbps": COPY_GBPS, "date": "2026-11-23T10:00:00Z"},
-            "variants": [{"name": "cpu-sequential", "reference": True, "status": "pass"}], "performance": rows}
+            "variants": [{"name": "cpu-sequential", "exercise": "convolution", "reference": True, "status": "pass"},
+                         {"name": "transpose-cpu", "exercise": "transpose", "reference": True, "status": "pass"}],
+            "performance": rows}
 
 
 def main():
     r = report()
     times, kinds, pct = best_times(r)
-    expect(sorted(times) == [("random", "k=25"), ("random", "k=3")], f"one series set per parameter: {sorted(times)}")
-    expect(times[("random", "k=3")]["cpu-openmp"][1024] == 1 * 1024 * 1024 / 1e6, "a CPU variant at its best thread count")
+    expect(sorted(times) == [("convolution", "random", "k=25"), ("convolution", "random", "k=3"),
+                             ("transpose", "random", "")], f"one series set per exercise and parameter: {sorted(times)}")
+    expect(times[("convolution", "random", "k=3")]["cpu-openmp"][1024] == 1 * 1024 * 1024 / 1e6,
+           "a CPU variant at its best thread count")
     expect(abs(floor_bytes_per_pixel(r) - FLOOR) < 1e-6, "the floor's bytes per pixel, from the report's own %")
     peers = {"torch_conv2d_gpu": {"ms": {"k=3 2048": 0.1, "k=25 2048": 1.0}}, "broken_gpu": {"error": "no torch"}}
     expect(peer_series(peers, ("random", "k=3")) == {"torch_conv2d_gpu": {2048: 0.1}}, "peers' rows go to their parameter")
@@ -70,10 +77,10 @@ def main():
             print("all ok (no matplotlib here: the message was checked, not the drawing)")
             return 0
         expect(proc.returncode == 0, f"exit 0 ({proc.returncode})")
-        want = {f"convolution-solution-random-{k}-{what}.png" for k in ("k=3", "k=25")
+        want = {f"convolution-solution-{tag}-{what}.png" for tag in ("random-k=3", "random-k=25", "transpose-random")
                 for what in ("time", "speedup", "bandwidth")}
         got = {p.name for p in (tmp / "plots").glob("*.png")}
-        expect(got == want, f"three plots per parameter set: {sorted(got)}")
+        expect(got == want, f"three plots per exercise and parameter set, each exercise apart: {sorted(got)}")
         for name in got:
             data = (tmp / "plots" / name).read_bytes()
             expect(data.startswith(PNG_SIGNATURE) and len(data) > 10_000, f"{name} is a drawn PNG ({len(data)} bytes)")

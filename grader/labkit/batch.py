@@ -40,7 +40,7 @@ from .grading import run_grader, validate_options
 from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
-from .sanitize import find_sanitizer, gpu_variants, rubric_view, run_sanitized
+from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import stage, submission_name, write_if_changed
 from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path, print_table, rel, say, write_atomic
 
@@ -211,12 +211,7 @@ class Pipeline:
             if name not in self.staged_files:
                 self.staged_files[name] = student_files(build_grader(self.main, self.main.lab(name)), name)
         self.gpu = machine_gpu(self.main)
-        self.sanitizer = None
-        if self.args.sanitize:
-            if not self.gpu:
-                raise LabkitError("--sanitize needs a machine with a CUDA device, and this one has none: "
-                                  "compute-sanitizer checks kernels while they run on the GPU")
-            self.sanitizer = find_sanitizer()
+        self.sanitizer = find_sanitizer() if self.args.sanitize else None  # cmd_grade_all checked the GPU
         self.timing = not self.args.no_perf
         self.key = options_key(self.args, self.labs)
         # One set of cases for the whole class, built once per lab and kept private (below).
@@ -517,6 +512,8 @@ def cmd_grade_all(args):
     if args.slurm:
         from .slurm import cmd_slurm
         return cmd_slurm(args, [p for _, p in subs])
+    if args.sanitize and not machine_gpu(open_build(build_dir_of(args))):  # before anything is written
+        raise UsageError(NO_GPU_TO_SANITIZE)
     pipe = Pipeline(args, args.labs)
     pipe.prepare(choose(args.no_sandbox))
     say(f"grade-all: {len(subs)} submission(s), labs {', '.join(pipe.labs)}; {pipe.jobs} build slot(s); "

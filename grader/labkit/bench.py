@@ -21,6 +21,9 @@ from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table,
 
 PEERS_SCRIPT = ROOT / "tools" / "bench_alternatives.py"
 PEERS_TIMEOUT_S = 1800
+# How to get what a peer runs through (NPP is called on PyTorch's device memory and stream).
+MODULE_HINTS = {"torch": "PyTorch with CUDA: pip install torch", "numpy": "apt-get install python3-numpy",
+                "cv2": "apt-get install python3-opencv", "scipy": "apt-get install python3-scipy"}
 GRADER_TIMEOUT_S = 3600  # the check on the quick sizes, then every timing (8192^2 sequential included)
 DEFAULT_SIZES = "2048,8192"
 # The best kit variant of each lab, by default: the fastest of each step of the handout is what
@@ -51,7 +54,10 @@ def peer_rows(peers):
     rows, notes = {}, {}
     for name, got in peers.items():
         if "error" in got:
-            notes[name] = f"not measured: {got['error']}"
+            missing = re.search(r"No module named '([\w.]+)'", got["error"])
+            notes[name] = (f"not measured: it runs through the Python module {missing.group(1)}, which this python "
+                           f"({sys.executable}) lacks ({MODULE_HINTS.get(missing.group(1), 'pip install it')})"
+                           if missing else f"not measured: {got['error']}")
             continue
         failed = sorted(k for k, c in (got.get("check") or {}).items() if isinstance(c, dict) and not c.get("ok"))
         if failed:
@@ -140,10 +146,12 @@ def cmd_bench(args):
         env = report.get("environment") or {}
         if not env.get("gpu"):
             notes["(the kit)"] = "no CUDA device here: its GPU variants were compiled, not timed"
+        copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
         title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
-                 f"(copy {env.get('copy_gbps', 0):.0f} GB/s), {env.get('cpu', '')} ({env.get('threads', '?')} threads), "
-                 f"{str(env.get('date', ''))[:10]}")
-        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% copy bw on the floor"]
+                 f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
+        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% of copy bandwidth*"]
+        notes["*"] = ("GPU only: the lab's minimal bytes (read the input once, write the output once) divided "
+                      "by the time, against the measured device-to-device copy bandwidth")
         say(title)
         print_table(header, rows)
         for name, note in sorted(notes.items()):

@@ -190,8 +190,8 @@ def make_parser():
                        "the libraries present here timed by tools/bench_alternatives.py (NPP, PyTorch, "
                        "OpenCV; each checked against the lab's contract first, a missing one noted, never "
                        "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
-                       "fastest GPU variant and its %% of copy bandwidth on the lab's floor; writes "
-                       "results/bench/<lab>-peers.md.")
+                       "fastest GPU variant and its % of copy bandwidth on the lab's floor (its minimal bytes: "
+                       "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
     p.add_argument("--peers", action="store_true", help="time the peers beside the kit's variants")
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
@@ -206,12 +206,13 @@ def make_parser():
                        description="Draws, for each report (default: results/<lab>-student.json and "
                        "-solution.json, as `grade` writes them) and each timed pattern and parameter, "
                        "three PNGs on log-scaled axes: time vs image size, speedup vs the reference "
-                       "(cpu-sequential), and %% of measured copy bandwidth for the GPU variants. Needs "
+                       "(cpu-sequential), and % of measured copy bandwidth for the GPU variants. Needs "
                        "matplotlib (the distribution's python3-matplotlib); without it, says how to get it.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs whose reports to draw (default: all found)")
     p.add_argument("--reports", nargs="+", metavar="JSON", help="these grader reports instead")
     p.add_argument("--peers", metavar="JSON",
-                   help="also draw the libraries that tools/bench_alternatives.py --json timed (marked: a separate run)")
+                   help="also draw the libraries `./labkit bench LAB --peers` timed: its "
+                   "results/bench/<lab>-peers.json (marked as a separate run)")
     p.add_argument("--out", metavar="DIR", help="where the PNGs go (default: results/plots)")
     p.set_defaults(func=cmd_plot)
 

@@ -35,8 +35,10 @@ def cmd_grade(args):
     sandbox = choose(args.no_sandbox)
     if args.submission:
         return grade_submissions(args, args.labs, sandbox)
+    if args.plots and args.no_perf:
+        say("--plots: nothing will be drawn, --no-perf times nothing (the plots are of timings)")
     status = grade_default(args, args.labs, sandbox)
-    if args.plots:
+    if args.plots and not args.no_perf:
         draw_plots_of_run(args)
     return status
 
@@ -52,8 +54,10 @@ def draw_plots_of_run(args):
     except LabkitError as e:
         say(f"plots: {e}")
         return
+    kinds = sorted({p.stem.rsplit("-", 1)[-1] for p in written})
     if written:
-        say(f"plots: {len(written)} PNGs in {rel(RESULTS / 'plots')}/ (time, speedup, % of copy bandwidth)")
+        say(f"plots: {len(written)} PNGs in {rel(RESULTS / 'plots')}/ ({', '.join(kinds)}"
+            + ("" if "bandwidth" in kinds else "; no bandwidth plot: no GPU variant was timed") + ")")
 
 
 def check_output_file(path, option):

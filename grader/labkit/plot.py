@@ -1,12 +1,13 @@
 """`labkit plot`: the plots of a grader report, for a student's report or the kit's results.
 
 For each lab report (results/<lab>-<label>.json, as `labkit grade` writes it) and each timed
-image pattern and parameter set, three PNGs on log-scaled axes:
-  <lab>-<label>[-<pattern>][-<params>]-time.png       kernel time vs image size
+exercise, image pattern and parameter set, up to three PNGs on log-scaled axes (the bandwidth
+one only where GPU variants were timed):
+  <lab>-<label>[-<exercise>][-<pattern>][-<params>]-time.png   kernel time vs image size
   <lab>-<label>[...]-speedup.png                      speedup vs the reference (cpu-sequential)
   <lab>-<label>[...]-bandwidth.png                    % of measured copy bandwidth (GPU variants)
 CPU variants are shown at their best thread count. --peers adds the libraries that
-tools/bench_alternatives.py timed (its --json file; a separate run, marked as such).
+`labkit bench --peers` timed (results/bench/<lab>-peers.json; a separate run, marked as such).
 
 Drawing needs matplotlib (the distribution's python3-matplotlib). This module reads the reports
 with the standard library only; when this interpreter has no matplotlib, labkit looks for a
@@ -28,14 +29,14 @@ SYSTEM_PYTHONS = ("/usr/bin/python3", "/bin/python3")
 
 
 def best_times(report):
-    """{(pattern, params): {variant: {size: ms}}} of a report's timings (square sizes by side;
-    a CPU variant's best thread count), and {variant: kind}, and {(pattern, params, variant,
-    size): % of copy bandwidth on the lab's floor}."""
+    """{(exercise, pattern, params): {variant: {size: ms}}} of a report's timings (square sizes
+    by side; a CPU variant's best thread count), and {variant: kind}, and {(exercise, pattern,
+    params, variant, size): % of copy bandwidth on the floor}."""
     times, kinds, pct = {}, {}, {}
     for p in report.get("performance", []):
         if not isinstance(p.get("kernel_ms"), (int, float)) or p["kernel_ms"] <= 0:
             continue
-        key = (p.get("pattern", ""), p.get("params", ""))
+        key = (p.get("exercise", ""), p.get("pattern", ""), p.get("params", ""))
         size = int(p["width"]) if p["width"] == p["height"] else int(math.isqrt(int(p["width"]) * int(p["height"])))
         series = times.setdefault(key, {}).setdefault(p["variant"], {})
         if size not in series or p["kernel_ms"] < series[size]:
@@ -46,10 +47,12 @@ def best_times(report):
     return times, kinds, pct
 
 
-def floor_bytes_per_pixel(report):
-    """The lab's floor (bytes per pixel) as the report's own % of copy bandwidth implies it."""
+def floor_bytes_per_pixel(report, exercise=None):
+    """An exercise's floor (bytes per pixel) as the report's own % of copy bandwidth implies it."""
     copy = (report.get("environment") or {}).get("copy_gbps") or 0
     for p in report.get("performance", []):
+        if exercise is not None and p.get("exercise", "") != exercise:
+            continue
         if isinstance(p.get("pct_copy_min_bytes"), (int, float)) and copy > 0 and p["kernel_ms"] > 0:
             return p["pct_copy_min_bytes"] / 100 * copy * 1e9 * p["kernel_ms"] * 1e-3 / (p["width"] * p["height"])
     return 0.0
@@ -71,8 +74,9 @@ def peer_series(peers, key):
     return out
 
 
-def reference_of(report):
-    refs = [v["name"] for v in report.get("variants", []) if v.get("reference")]
+def reference_of(report, exercise):
+    refs = [v["name"] for v in report.get("variants", []) if v.get("reference")
+            and v.get("exercise", exercise) == exercise]
     return refs[0] if refs else "cpu-sequential"
 
 
@@ -84,16 +88,20 @@ def draw(report_path, out_dir, peers=None):
 
     report = json.loads(Path(report_path).read_text())
     times, kinds, pct = best_times(report)
+    for old in Path(out_dir).glob(f"{report.get('lab', 'lab')}-{report.get('label', '')}-*.png"):
+        old.unlink()  # an earlier drawing of the same report, which this one replaces
     env = report.get("environment") or {}
-    copy, bpp = env.get("copy_gbps") or 0, floor_bytes_per_pixel(report)
-    ref = reference_of(report)
+    copy = env.get("copy_gbps") or 0
     lab, label = report.get("lab", "lab"), report.get("label", "")
     machine = f"{env.get('gpu') or 'no GPU'}, {env.get('cpu', '')} ({env.get('threads', '?')} threads), {env.get('date', '')[:10]}"
     written = []
     for key, variants in sorted(times.items()):
-        tags = [t for t in key if t]
+        exercise = key[0]
+        ref, bpp = reference_of(report, exercise), floor_bytes_per_pixel(report, exercise)
+        # The lab's main exercise is the lab's name; another one (Lab 1's transpose) is named.
+        tags = [t for t in key[1:] if t] if exercise in ("", lab) else [exercise] + [t for t in key[1:] if t]
         stem = "-".join([lab, label] + [re.sub(r"[^A-Za-z0-9_.=]+", "_", t) for t in tags])
-        others = peer_series(peers, key)
+        others = peer_series(peers, key[1:]) if exercise in ("", lab) else {}
         title = f"{lab} ({label})" + (f", {', '.join(tags)}" if tags else "")
 
         def figure(ylabel, what):

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 from .plot import MATPLOTLIB_HINT, python_with_matplotlib
+from .build import build_dir_of, open_build
 from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, rel, say
 
 PLOT_TIMEOUT_S = 600
@@ -56,16 +57,19 @@ def cmd_plot(args):
         if missing:
             raise UsageError(f"no such report: {', '.join(missing)}")
     else:
-        labs = args.labs or sorted({p.name.split("-")[0] for p in RESULTS.glob("*-student.json")} |
-                                   {p.name.split("-")[0] for p in RESULTS.glob("*-solution.json")})
-        paths = [p for lab in labs for p in (RESULTS / f"{lab}-student.json", RESULTS / f"{lab}-solution.json")
-                 if p.is_file()]
+        known = open_build(build_dir_of(args)).names()
+        unknown = [lab for lab in args.labs if lab not in known]
+        if unknown:
+            raise UsageError(f"unknown lab {', '.join(unknown)} (labs: {', '.join(known)})")
+        looked = [RESULTS / f"{lab}-{label}.json" for lab in (args.labs or known) for label in ("student", "solution")]
+        paths = [p for p in looked if p.is_file()]
         if not paths:
-            raise UsageError("no report to plot: run ./labkit grade first (with timing, not --no-perf), "
-                             "or name reports with --reports")
+            raise UsageError(f"no report to plot (looked for {', '.join(str(rel(p)) for p in looked)}): run "
+                             "./labkit grade first (with timing, not --no-perf), or name reports with --reports")
     peers = kit_path(args.peers) if args.peers else None
     if peers is not None and not peers.is_file():
-        raise UsageError(f"--peers {args.peers}: no such file (tools/bench_alternatives.py --json writes it)")
+        raise UsageError(f"--peers {args.peers}: no such file (`./labkit bench LAB --peers` writes "
+                         "results/bench/<lab>-peers.json)")
     out = kit_path(args.out) if args.out else RESULTS / "plots"
     written = draw_reports(paths, out, peers)
     for path in written:

@@ -14,12 +14,15 @@ from .grading import run_grader
 from .programs import build_grader, lab_programs, list_variants
 from .proc import capture, tool_env
 from .reports import FAILING, SHOWN
-from .util import RESULTS, LabkitError, print_table, rel, say, write_atomic
+from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
 SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (grader/cases.hpp)
 SANITIZE_TIMEOUT_S = 300  # of silence per variant, unless --timeout says otherwise
+NO_GPU_TO_SANITIZE = ("--sanitize needs a CUDA device, and this machine has none: compute-sanitizer watches kernels "
+                      "while they run. Grade here without --sanitize, and with it on a GPU node (a cluster: --slurm "
+                      "--gres gpu:1)")
 
 
 def find_sanitizer():
@@ -40,9 +43,8 @@ def require_gpu(build):
     grader = build_grader(build, lab)
     rc, out, _ = capture([grader, "device"], timeout=120)
     if rc != 0:
-        why = out.strip().split("\t", 1)[-1] or "no CUDA device"
-        raise LabkitError(f"--sanitize needs a machine with a CUDA device, and this one has none ({why}): "
-                          "compute-sanitizer checks kernels while they run on the GPU")
+        why = out.strip().split("\t", 1)[-1]
+        raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why and why != "no CUDA device" else ""))
 
 
 def gpu_variants(variants, globs):
