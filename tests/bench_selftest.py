@@ -34,6 +34,7 @@ def main():
         table = (out / f"{LAB}-peers.md").read_text()
         for row in ("| 128² | cpu-sequential | cpu |", "| 256² | cpu-openmp | cpu |"):
             expect(row in table, f"the table has the kit's row {row!r}")
+        expect("transpose" not in table, "only the lab's main exercise, the one the peers compute (not the transposes)")
         for peer in ("npp_integral_gpu", "torch_cumsum_gpu", "opencv_integral_cpu"):
             measured = f"| {peer} |" in table
             noted = f"- {peer}: not measured" in table

@@ -41,7 +41,7 @@ from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
-from .submissions import stage, submission_name, write_if_changed
+from .submissions import NOTHING_HANDED_IN, stage, submission_name, write_if_changed
 from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path, print_table, rel, say, write_atomic
 
 SCHEMA = "labkit-result/1"
@@ -467,6 +467,10 @@ class Pipeline:
                                      for lab, l in result["labs"].items())
                 say(f"[{done}/{len(todo)}] {result['name']}: {lab_text}  ({result['seconds']:.1f} s; "
                     f"elapsed {elapsed:.0f} s, about {left:.0f} s left)")
+                for note in result["notes"]:  # a misfiled hand-in is common: say it now, not only in the feedback
+                    if NOTHING_HANDED_IN in note:
+                        say(f"    warning: {result['name']}: {note.split(':', 1)[0]}: {NOTHING_HANDED_IN} "
+                            f"(look at {result['source']})")
         except BaseException:
             # Interrupted (Ctrl-C, kill) or failed: nothing more starts, what runs is killed, and
             # no result is written for a grading cut short (a later run grades it again).

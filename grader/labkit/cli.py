@@ -185,8 +185,8 @@ def make_parser():
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", parents=[common], help="time the kit's variants next to NPP, PyTorch and OpenCV",
-                       description="With --peers: for each lab, the kit's variants (default: the fastest of "
-                       "each step; --variants) checked on the quick sizes and timed by the lab's grader, then "
+                       description="With --peers: for each lab, the kit's variants (all, or --variants) checked "
+                       "on the quick sizes and timed by the lab's grader (the table keeps each step's fastest), then "
                        "the libraries present here timed by tools/bench_alternatives.py (NPP, PyTorch, "
                        "OpenCV; each checked against the lab's contract first, a missing one noted, never "
                        "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
@@ -195,7 +195,7 @@ def make_parser():
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
     p.add_argument("--peers", action="store_true", help="time the peers beside the kit's variants")
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
-    p.add_argument("--variants", metavar="GLOB,...", help="the kit's variants to time (default: each step's fastest)")
+    p.add_argument("--variants", metavar="GLOB,...", help="only these of the kit's variants (default: all)")
     p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")

@@ -108,7 +108,9 @@ def student_summary(report):
     seen = {}
     for v in vs:
         seen[v.get("status")] = seen.get(v.get("status"), 0) + 1
-    parts = [f"{seen.pop('pass', 0)} of {len(vs)} variants pass"]
+    refs = [v["name"] for v in report.get("variants", []) if v.get("reference")]
+    parts = [f"{seen.pop('pass', 0)} of your {len(vs)} variants pass"
+             + (f" (the grader's own {', '.join(refs)} not counted)" if refs else "")]
     not_run = [v for v in vs if v.get("status") == "not-run"]
     seen.pop("not-run", None)
     parts += [f"{n} {SHOWN.get(s, s)}" for s, n in seen.items()]

@@ -280,6 +280,9 @@ def submission_name(path, taken):
     return name
 
 
+NOTHING_HANDED_IN = "none of this lab's files was handed in"
+
+
 def stage(src, staged, lab_files, all_labs, graded):
     """Writes each graded lab's student files, taken from the submission src (a folder or an
     archive), into staged/<lab>/, and the starter's (labs/<lab>/) for every file not handed in
@@ -309,7 +312,8 @@ def stage(src, staged, lab_files, all_labs, graded):
             if entry is None:
                 missing.append(f)
         if missing and lab in graded:
-            notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}")
+            notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}"
+                         + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else ""))
     # Nothing else stays in the staging folder (an earlier submission's, or a stray file).
     for path in sorted(staged.rglob("*"), reverse=True) if staged.exists() else []:
         if path.is_symlink() or (path.is_file() and path not in written):
