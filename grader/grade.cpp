@@ -328,17 +328,26 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     std::vector<PerfLine> lines;
     std::vector<std::string> seen;
     std::size_t answer = 0;
-    auto began = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    auto began = Clock::now();
     bool measuring = false;
-    const auto out = runner.call(call, [&](const std::string& key, const std::string& value) {
+    // While the grader judges one timed output (the reference of an 8192^2 case: ~0.1 s, more on a
+    // busy machine), the runner goes on: its next `begin` may wait in the pipe the whole time, and
+    // the grader would then start the next wall clock late, measure less than the runner really
+    // took, and flag an honest timing. So each line is dated by when it could first have been
+    // seen: a line read right after the previous one was handled may have waited as long as that
+    // one did. The wall time is then never shorter than the truth; it is only longer when the
+    // grader was busy.
+    auto handled_at = Clock::now(), seen_since = Clock::now();
+    const auto on_line = [&](const std::string& key, const std::string& value, Clock::time_point since) {
         if (key == "begin") {
-            began = std::chrono::steady_clock::now();
+            began = since;
             measuring = true;
             progress.detail(v.name + " " + value);
             return false;
         }
         if (key != "perf") return false;
-        const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+        const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - began).count();
         const fs::path file = answers / answer_name(answer++);
         std::error_code ec;
         PerfLine l;
@@ -378,6 +387,14 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
         if (!check.problem.empty() && t.wrong.empty()) t.wrong = check.problem;
         lines.push_back(std::move(l));
         return true;
+    };
+    const auto out = runner.call(call, [&](const std::string& key, const std::string& value) {
+        constexpr auto kPrompt = std::chrono::milliseconds(1);  // less: it was already in the pipe
+        const auto now = Clock::now();
+        if (now - handled_at > kPrompt) seen_since = now;
+        const bool progress = on_line(key, value, seen_since);
+        handled_at = Clock::now();
+        return progress;
     });
     if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
         t.problem = out.last("error").empty() ? out.describe() : out.last("error");

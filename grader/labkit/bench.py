@@ -67,8 +67,9 @@ def peer_rows(peers):
 
 
 def step_of(variant):
-    """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp)."""
-    return "-".join(variant.split("-")[:2])
+    """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp), an
+    expert-tier variant being a step of its own (cpu-openmp-expert)."""
+    return "-".join(variant.split("-")[:2]) + ("-expert" if "expert" in variant.split("-")[2:] else "")
 
 
 def kit_rows(report, exercise):

@@ -42,6 +42,9 @@ LABKIT_NOT_FOR_STUDENTS("cpu_sequential is the grader's reference and is not lin
 void cpu_sequential(Input in, Output out);
 // Student: private histograms per thread, merged; then the map, in parallel (cpu_openmp.cpp).
 void cpu_openmp(Input in, Output out, int threads);
+// The expert tier (optional challenge, bonus points): the same contract, as fast as memory allows
+// (cpu_openmp_expert.cpp).
+void cpu_openmp_expert(Input in, Output out, int threads);
 
 // ---- GPU building blocks ------------------------------------------------------------------------
 // All device arrays below have kLevels elements and live on the device. The kit zeroes `hist`
