@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -52,10 +53,26 @@ CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
     return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + hash_hex(key)), key};
 }
 
+// A staging folder this old was left by a grading that was killed (it would have been renamed
+// into place or removed within a minute): nothing will ever finish it.
+constexpr auto kStaleStaging = std::chrono::hours(1);
+
+void remove_stale_staging(const fs::path& root) {
+    std::error_code ec;
+    const auto now = fs::file_time_type::clock::now();
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".tmp-") == std::string::npos || !entry.is_directory(ec)) continue;
+        const auto written = fs::last_write_time(entry.path(), ec);
+        if (!ec && now - written > kStaleStaging) fs::remove_all(entry.path(), ec);
+    }
+}
+
 fs::path slot_staging(const CacheSlot& slot) {
     const fs::path root = slot.dir.parent_path();
     fs::create_directories(root);
     fs::permissions(root, fs::perms::owner_all);  // expected outputs: for the instructor alone
+    remove_stale_staging(root);
     std::string pattern = slot.dir.string() + ".tmp-XXXXXX";  // unique, also beside other hosts' gradings
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a folder in " + root.string());
     return pattern;

@@ -28,10 +28,12 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       every variant matching GLOB ends in a non-passing verdict, in the report the grader wrote.
 """
 import json
+import os
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 SKIP = 77  # Meson's "skipped"
@@ -165,10 +167,20 @@ def check_cases_cache(grader, runner, tmp):
         fail("the damaged slot was not built again")
     if any(".tmp-" in p.name or ".old" in p.name for p in cache.iterdir()):
         fail(f"a replaced slot left folders behind: {sorted(p.name for p in cache.iterdir())}")
+    # What a killed grading leaves: its staging folder. An old one goes when the next grading
+    # stages; a recent one may be another grading's, at work: it stays.
+    stale, recent = cache / f"{slots[0].name}.tmp-KILLED", cache / f"{slots[0].name}.tmp-RUNNING"
+    for folder in (stale, recent):
+        folder.mkdir()
+        (folder / "cases.tsv").write_text("partial\n")
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(stale, (two_hours_ago, two_hours_ago))
     code, _ = run(4)
-    if len([p for p in cache.iterdir() if p.is_dir()]) != 2 * len(slots):
+    if len([p for p in cache.iterdir() if p.is_dir() and ".tmp-" not in p.name]) != 2 * len(slots):
         fail("another seed did not get slots of its own")
-    print("cases cache: kept, read back, rebuilt when damaged, one slot set per seed")
+    if stale.exists() or not recent.exists():
+        fail(f"staging folders: a two-hour-old one must go, a fresh one stay ({sorted(p.name for p in cache.iterdir())})")
+    print("cases cache: kept, read back, rebuilt when damaged, one slot set per seed; old staging folders removed")
 
 
 def check_digest_explained(res, caught):
