@@ -514,6 +514,9 @@ def cmd_grade_all(args):
     roster = read_roster(kit_path(args.roster)) if args.roster else None
     subs = find_submissions(args)
     if args.slurm:
+        if args.sanitize and "gpu" not in (args.gres or ""):
+            raise UsageError("--sanitize on Slurm needs GPU nodes: add --gres gpu:1 (compute-sanitizer watches "
+                             "kernels while they run)")
         from .slurm import cmd_slurm
         return cmd_slurm(args, [p for _, p in subs])
     if args.sanitize and not machine_gpu(open_build(build_dir_of(args))):  # before anything is written
