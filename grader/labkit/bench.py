@@ -16,6 +16,7 @@ import sys
 
 from .build import build_dir_of, make, open_build
 from .grading import run_grader
+from .plot import floor_bytes_per_pixel, peer_times
 from .programs import build_grader
 from .sandbox import choose
 from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
@@ -58,11 +59,8 @@ def peer_rows(peers):
         failed = sorted(k for k, c in (got.get("check") or {}).items() if isinstance(c, dict) and not c.get("ok"))
         if failed:
             notes[name] = f"output check failed for {', '.join(failed)}: its times are marked ✗"
-        for row, ms in (got.get("ms") or {}).items():
-            words = row.split()
-            if words and words[-1].isdigit() and isinstance(ms, (int, float)):
-                tag = " ".join(words[:-1])
-                rows.setdefault((tag, int(words[-1])), {})[name] = (ms, tag in failed)
+        for tag, size, ms in peer_times(got):
+            rows.setdefault((tag, size), {})[name] = (ms, tag in failed)
     return rows, notes
 
 
@@ -94,13 +92,8 @@ def kit_rows(report, exercise):
 
 def table(report, peers):
     """The rows of the peers table, and the notes under it."""
-    env = report.get("environment") or {}
-    copy = env.get("copy_gbps") or 0
-    bpp = 0.0
-    for p in report.get("performance", []):
-        if isinstance(p.get("pct_copy_min_bytes"), (int, float)) and copy > 0:
-            bpp = p["pct_copy_min_bytes"] / 100 * copy * 1e9 * p["kernel_ms"] * 1e-3 / (p["width"] * p["height"])
-            break
+    copy = (report.get("environment") or {}).get("copy_gbps") or 0
+    bpp = floor_bytes_per_pixel(report, report.get("lab", ""))
     kit, (theirs, notes) = kit_rows(report, report.get("lab", "")), peer_rows(peers)
     out = []
     for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):

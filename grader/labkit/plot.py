@@ -58,19 +58,24 @@ def floor_bytes_per_pixel(report, exercise=None):
     return 0.0
 
 
+def peer_times(got):
+    """[(tag, size, ms)] of one peer of a bench_alternatives JSON: its rows are "N", "PATTERN N"
+    or "PARAMS N" (the tag is "" for the first)."""
+    out = []
+    for row, ms in (got.get("ms") or {}).items():
+        words = row.split()
+        if words and words[-1].isdigit() and isinstance(ms, (int, float)):
+            out.append((" ".join(words[:-1]), int(words[-1]), ms))
+    return out
+
+
 def peer_series(peers, key):
-    """{peer name (gpu|cpu): {size: ms}} of a bench_alternatives JSON for (pattern, params): its
-    rows are "N", "PATTERN N" or "PARAMS N"."""
+    """{peer name (gpu|cpu): {size: ms}} of a bench_alternatives JSON for (pattern, params)."""
     out = {}
     for name, got in (peers or {}).items():
-        for row, ms in (got.get("ms") or {}).items():
-            words = row.split()
-            if not words or not words[-1].isdigit() or not isinstance(ms, (int, float)):
-                continue
-            tag = " ".join(words[:-1])
-            if tag and tag not in key:
-                continue
-            out.setdefault(name, {})[int(words[-1])] = ms
+        for tag, size, ms in peer_times(got):
+            if not tag or tag in key:
+                out.setdefault(name, {})[size] = ms
     return out
 
 
