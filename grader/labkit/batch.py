@@ -375,8 +375,7 @@ class Pipeline:
         """The submission's GPU variants of lab checked again under compute-sanitizer (--sanitize),
         in the sandbox, on the quick sizes: what rubric.score_lab takes as sanitized=, with the
         report's path; None when no GPU variant is chosen."""
-        globs = self.args.variants.split(",") if self.args.variants else ["*"]
-        chosen = gpu_variants(self.kit_variants[lab], globs)
+        chosen = gpu_variants(self.kit_variants[lab], self.args.variants)
         if not chosen:
             return None
         tool = self.args.sanitize

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from .build import build_dir_of, make, open_build
-from .grading import run_grader
+from .grading import run_grader, with_options
 from .plot import floor_bytes_per_pixel, peer_times
 from .programs import build_grader
 from .sandbox import choose
@@ -129,11 +129,9 @@ def cmd_bench(args):
             raise LabkitError(f"{lab_name}: {target} does not build:\n{err[-2000:]}")
         label = "student" if target == lab.runner else "solution"
         grader = build_grader(build, lab)
-        grading = type(args)(**vars(args))
-        grading.variants = args.variants  # default: all, and the table keeps each step's fastest
-        grading.sizes, grading.perf_sizes, grading.quick, grading.no_perf = "quick", args.sizes, False, False
-        grading.perf_params = grading.seed = grading.timeout = None
-        grading.lab_timeout = GRADER_TIMEOUT_S
+        # Every variant unless --variants: the table keeps each step's fastest.
+        grading = with_options(args, sizes="quick", perf_sizes=args.sizes, quick=False, no_perf=False,
+                               perf_params=None, seed=None, timeout=None, lab_timeout=GRADER_TIMEOUT_S)
         say(f"=== {lab_name}: the kit's {label} variants ({grading.variants or 'all'}), checked, then timed at "
             f"{args.sizes} ===")
         report = run_grader(grader, runner, lab_name, f"bench-{label}", out_dir, grading, [], sandbox,

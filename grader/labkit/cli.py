@@ -204,8 +204,8 @@ def make_parser():
 
     p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
                        description="Draws, for each report (default: results/<lab>-student.json and "
-                       "-solution.json, as `grade` writes them) and each timed pattern and parameter, "
-                       "three PNGs on log-scaled axes: time vs image size, speedup vs the reference "
+                       "-solution.json, as `grade` writes them) and each timed exercise, pattern and "
+                       "parameter, up to three PNGs on log-scaled axes: time vs image size, speedup vs the reference "
                        "(cpu-sequential), and % of measured copy bandwidth for the GPU variants. Needs "
                        "matplotlib (the distribution's python3-matplotlib); without it, says how to get it.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs whose reports to draw (default: all found)")

@@ -1,6 +1,7 @@
 """`labkit grade`: running a lab's grader on a runner, and the default grading of this checkout
 (your labs/ files beside the reference solution)."""
 
+import argparse
 import json
 import os
 import re
@@ -37,6 +38,12 @@ def grader_options(args):
     if args.quick:
         out.append("--quick")
     return out
+
+
+def with_options(args, **changes):
+    """A copy of the parsed options with some changed: the grader options of a run that labkit
+    makes besides the one asked for (a sanitizer's, a benchmark's)."""
+    return argparse.Namespace(**{**vars(args), **changes})
 
 
 def process_timeout(args, kit_variants):

@@ -3,14 +3,13 @@ check runs with the sanitizer in front of the runner, inside the same sandbox an
 quick sizes without timing. `labkit grade --sanitize` (this checkout) and `labkit grade-all
 --sanitize` (a class, where findings cost the rubric's [sanitizer] penalty) both use it."""
 
-import argparse
 import json
 import shutil
 from fnmatch import fnmatch
 from pathlib import Path
 
 from .build import build_dir_of, open_build
-from .grading import run_grader
+from .grading import run_grader, with_options
 from .programs import build_grader, lab_programs, list_variants
 from .proc import capture, tool_env
 from .reports import FAILING, SHOWN
@@ -47,8 +46,10 @@ def require_gpu(build):
         raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why and why != "no CUDA device" else ""))
 
 
-def gpu_variants(variants, globs):
-    """The GPU variants of a variant list (programs.list_variants rows) that globs choose."""
+def gpu_variants(variants, chosen):
+    """The GPU variants of a variant list (programs.list_variants rows) that chosen, a --variants
+    value (GLOB,...; None: all), picks."""
+    globs = chosen.split(",") if chosen else ["*"]
     return [v for v in variants if v.get("kind") == "gpu" and not v.get("reference")
             and any(fnmatch(v["name"], g) for g in globs)]
 
@@ -59,11 +60,9 @@ def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitiz
     it found errors in beside the diff images, out_dir/diff/). Returns (report, {variant:
     {"clean", "findings", "report"}}) for the variants the sanitizer watched."""
     tool = args.sanitize
-    run = argparse.Namespace(**vars(args))
-    run.no_perf, run.quick, run.perf_sizes, run.perf_params, run.runs = True, False, None, None, None
-    run.sizes = args.sizes or SANITIZE_SIZES
-    run.timeout = args.timeout or SANITIZE_TIMEOUT_S
-    run.variants = ",".join(v["name"] for v in variants)
+    run = with_options(args, no_perf=True, quick=False, perf_sizes=None, perf_params=None, runs=None,
+                       sizes=args.sizes or SANITIZE_SIZES, timeout=args.timeout or SANITIZE_TIMEOUT_S,
+                       variants=",".join(v["name"] for v in variants))
     report = run_grader(grader, runner, lab, tool, out_dir, run, variants, sandbox, log_path=log_path, echo=echo,
                         extra=["--sanitize", tool, "--sanitizer", sanitizer, "--photos", ""])
     watched = {v["name"]: v["sanitizer"] for v in report.get("variants", [])
@@ -96,11 +95,10 @@ def grade_sanitized(args, labs, sandbox):
     require_gpu(build)
     sanitizer = find_sanitizer()
     label = "solution" if args.solution else "student"
-    globs = args.variants.split(",") if args.variants else ["*"]
     any_finding = False
     for lab in build.select(labs):
         grader, runner = lab_programs(build, lab, args.solution)
-        chosen = gpu_variants(list_variants(grader, runner, sandbox), globs)
+        chosen = gpu_variants(list_variants(grader, runner, sandbox), args.variants)
         if not chosen:
             say(f"{lab}: no GPU variant matches --variants")
             continue
