@@ -5,12 +5,21 @@
     GPU: NPP, nppiIntegral_8u32s_C1R_Ctx (through ctypes: int32, the exclusive (W+1) x (H+1)
          layout with a zero first row and column; checked against the inclusive sums).
     GPU: PyTorch, torch.cumsum(torch.cumsum(x, 1), 0) on int32 (two library scans).
+    GPU: CUB, DeviceScan::InclusiveSum through cupy (cupy.cuda.cub): CUB has no per-row scan that cupy
+         reaches, so it scans the flattened uint32 image and subtracts each previous row's end (mod
+         2^32), then does the same on a transpose for the columns (convert and transposes timed).
     CPU: OpenCV's cv2.integral (8-bit in, 32-bit signed out, with its extra zero row and column).
   --lab histogram_equalization, on uniform noise and on a skewed image (90% of the pixels 255)
     GPU: PyTorch, as a user writes it: bincount, cumsum, the LUT by the lab's formula, lut[x];
          checked against the formula computed with numpy.
     GPU: OpenCV's cv2.cuda.equalizeHist, when OpenCV was built with CUDA (else reported).
+    GPU: NPP, nppiHistogramEven_8u_C1R_Ctx, the LUT by the lab's formula from its bins in torch on the
+         device (no host sync), nppiLUTPalette_8u_C1R_Ctx: one pipeline, timed whole; checked equal.
     CPU: OpenCV's cv2.equalizeHist (its own rounding: timed, not compared).
+    The histogram alone ("histogram-only" rows, also on a single-valued image, the kit's `full`):
+    GPU: NPP's nppiHistogramEven_8u_C1R_Ctx, and CUB's DeviceHistogram::HistogramEven through cupy's
+         binding (cupy.cuda.cub.device_histogram; the CUB kernels that ran are listed under `via`,
+         as torch.profiler saw them); both checked equal to numpy's bincount.
   --lab convolution, a float32 image (the `random` pattern, 0..255), the kit's timed filters: the
   Gaussians gaussian:K for each K of --ks (default 3,5,9,15,25), mirror border (reflect-101: no
   repeated edge pixel), output clamped to [0, 255]
@@ -20,6 +29,11 @@
          cuDNN picks its algorithm (cudnn.benchmark = True, warmed up before the timing) and TF32
          is OFF for convolutions (cudnn.allow_tf32 = False, and cudnn.conv.fp32_precision = 'ieee'
          where torch has it): a float32 comparison, as the kit's float32 sums.
+    GPU: NPP, nppiFilter_32f_C1R_Ctx (k x k) and nppiFilterRow_32f_C1R_Ctx + nppiFilterColumn_32f_C1R_Ctx
+         (the taps). NPP convolves (the kernel "in reverse order"), so it gets the reversed kernel;
+         anchor (k//2, k//2); it reads outside its ROI, so the source is padded by the torch peers'
+         F.pad 'reflect' (timed, with the clamp_). An asymmetric ramp filter, checked too, shows
+         whether the flip and the anchor are right.
     CPU: OpenCV's cv2.filter2D (the k x k weights) and cv2.sepFilter2D (the 1D taps), both with
          BORDER_REFLECT_101, then np.clip; cv2.getNumThreads() is recorded.
     Each peer is checked on a 509x263 image with fractions against the float64 correlation
@@ -28,18 +42,23 @@
     sum|K| (TF32 operands fail it at small k). A failing peer's timings are marked, not dropped.
 
 GPU: kernels only (CUDA events), the input already on the device, L2 flushed before every run,
-the median. CPU: wall-clock median. Prints a Markdown table; --json writes the numbers. Whatever
-library is missing is reported and skipped.
+the median. CPU: wall-clock median. Prints a Markdown table; --json writes the numbers, with each
+new peer's `note` (its conventions and what is timed). Whatever library is missing is reported and
+skipped. NPP is called through ctypes on PyTorch's memory and stream (one NppStreamContext); cupy
+runs on the same legacy default stream.
 """
 import argparse
+import ctypes
 import functools
 import json
 import math
+import re
 import statistics
 import sys
 import time
 
 LEVELS = 256
+BITS = 8    # bits per pixel: NPP's palette LUT has 2^BITS = LEVELS entries
 SKEWED_SHARE = 0.9  # as the kit's `skewed` pattern: 90% of the pixels 255
 
 
@@ -74,6 +93,8 @@ def image(np, n, pattern):
     x = rng.integers(0, LEVELS, (n, n), dtype=np.uint8)
     if pattern == "skewed":
         x[rng.random((n, n)) < SKEWED_SHARE] = LEVELS - 1
+    elif pattern == "full":  # as the kit's `full`: a single-valued image, every pixel 255
+        x[:] = LEVELS - 1
     return x
 
 
@@ -96,10 +117,10 @@ def integral_torch(sizes, runs):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def npp_library(name):
-    """NPP's library `name` (nppist, nppicc, ...) through ctypes, from the CUDA toolkit or the
+    """NPP's library `name` (nppist, nppif, nppicc, ...) through ctypes, from the CUDA toolkit or the
     loader's path; NPP ships with the toolkit, and no header is needed to call it from here."""
-    import ctypes
     import glob
     import os
     home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
@@ -112,52 +133,137 @@ def npp_library(name):
     raise RuntimeError(f"NPP's lib{name}.so was not found (CUDA toolkit at {home}; set CUDA_HOME)")
 
 
-def npp_context(torch):
-    """NPP's NppStreamContext (nppdefs.h) for torch's current stream, filled by NPP itself."""
-    import ctypes
+# NPP's structures (nppdefs.h), passed by value.
+class NppiSize(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int)]
 
-    class NppStreamContext(ctypes.Structure):
-        _fields_ = [("hStream", ctypes.c_void_p), ("nCudaDeviceId", ctypes.c_int),
-                    ("nMultiProcessorCount", ctypes.c_int), ("nMaxThreadsPerMultiProcessor", ctypes.c_int),
-                    ("nMaxThreadsPerBlock", ctypes.c_int), ("nSharedMemPerBlock", ctypes.c_size_t),
-                    ("nCudaDevAttrComputeCapabilityMajor", ctypes.c_int),
-                    ("nCudaDevAttrComputeCapabilityMinor", ctypes.c_int), ("nStreamFlags", ctypes.c_uint),
-                    ("nReserved0", ctypes.c_int)]
+
+class NppiPoint(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int)]
+
+
+class NppStreamContext(ctypes.Structure):
+    _fields_ = [("hStream", ctypes.c_void_p), ("nCudaDeviceId", ctypes.c_int),
+                ("nMultiProcessorCount", ctypes.c_int), ("nMaxThreadsPerMultiProcessor", ctypes.c_int),
+                ("nMaxThreadsPerBlock", ctypes.c_int), ("nSharedMemPerBlock", ctypes.c_size_t),
+                ("nCudaDevAttrComputeCapabilityMajor", ctypes.c_int),
+                ("nCudaDevAttrComputeCapabilityMinor", ctypes.c_int), ("nStreamFlags", ctypes.c_uint),
+                ("nReserved0", ctypes.c_int)]
+
+
+class NppLibraryVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("build", ctypes.c_int)]
+
+
+@functools.lru_cache(maxsize=None)
+def npp_context(torch):
+    """The one NppStreamContext of this run: filled by NPP itself, on torch's current stream."""
     ctx = NppStreamContext()
     status = npp_library("nppc").nppGetStreamContext(ctypes.byref(ctx))
     if status != 0:
         raise RuntimeError(f"nppGetStreamContext: NPP status {status}")
     ctx.hStream = torch.cuda.current_stream().cuda_stream
-    return NppStreamContext, ctx
+    return ctx
+
+
+def npp_version():
+    get = npp_library("nppc").nppGetLibVersion
+    get.restype = ctypes.POINTER(NppLibraryVersion)
+    v = get().contents
+    return {"npp": f"{v.major}.{v.minor}.{v.build}"}
+
+
+def npp_function(torch, library, name, *argtypes):
+    """NPP's `name` from lib`library` with its argument types up to the stream context (the _Ctx
+    functions' last argument, added here), as a call that raises on any status but NPP_SUCCESS."""
+    fn = getattr(npp_library(library), name)
+    fn.argtypes = [*argtypes, NppStreamContext]
+    fn.restype = ctypes.c_int
+    ctx = npp_context(torch)
+
+    def call(*args):
+        status = fn(*args, ctx)
+        if status != 0:
+            raise RuntimeError(f"{name}: NPP status {status}")
+    return call
+
+
+def pitch(t):
+    """A 2D tensor's row step in bytes, as NPP takes it."""
+    return t.stride(0) * t.element_size()
+
+
+def cub_kernels(torch, f):
+    """The CUB kernels (cub::Device*Kernel) that f() launches, as torch.profiler (CUPTI, which sees
+    every kernel of the process, cupy's too) names them; how a CUB peer shows it went through CUB."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            f()
+            torch.cuda.synchronize()
+        return sorted({m for e in prof.key_averages() for m in re.findall(r"Device\w*Kernel", e.key)})
+    except Exception as e:  # the profiler is a confirmation, not a requirement
+        return [f"(not listed: {type(e).__name__}: {e})"]
 
 
 def integral_npp(sizes, runs):
     """nppiIntegral_8u32s_C1R_Ctx: int32 out, and its own layout, (W+1) x (H+1) with a zero first
     row and column (the exclusive table); out[1:, 1:] is the kit's inclusive table (mod 2^32)."""
-    import ctypes
     import torch
-
-    class NppiSize(ctypes.Structure):
-        _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int)]
-    context_type, ctx = npp_context(torch)
-    integral = npp_library("nppist").nppiIntegral_8u32s_C1R_Ctx
-    integral.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, NppiSize, ctypes.c_int,
-                         context_type]
     out = {**torch_device(torch), "layout": "exclusive, (W+1) x (H+1), int32", "ms": {}}
+    integral = npp_function(torch, "nppist", "nppiIntegral_8u32s_C1R_Ctx", ctypes.c_void_p, ctypes.c_int,
+                            ctypes.c_void_p, ctypes.c_int, NppiSize, ctypes.c_int)
+    out.update(npp_version())
     for n in sizes:
         x = torch.randint(0, LEVELS, (n, n), dtype=torch.uint8, device="cuda")
         table = torch.empty((n + 1, n + 1), dtype=torch.int32, device="cuda")
-
-        def f():
-            status = integral(x.data_ptr(), n, table.data_ptr(), 4 * (n + 1), NppiSize(n, n), 0, ctx)
-            if status != 0:
-                raise RuntimeError(f"nppiIntegral_8u32s_C1R_Ctx: NPP status {status}")
+        f = lambda: integral(x.data_ptr(), pitch(x), table.data_ptr(), pitch(table), NppiSize(n, n), 0)
         f()
         want = x.to(torch.int64).cumsum(1).cumsum(0)
         got = table[1:, 1:].to(torch.int64)
         assert torch.equal(got & 0xFFFFFFFF, want & 0xFFFFFFFF) and not table[0].any() and not table[:, 0].any(), \
             "NPP's table differs from the inclusive sums"
         out["ms"][str(n)] = gpu_median_ms(torch, f, runs)
+    return out
+
+
+def cub_scan_rows(cupy, a):
+    """Inclusive row scans of the C-contiguous uint32 matrix a, in place, by CUB's
+    DeviceScan::InclusiveSum (cupy's binding, cupy.cuda.cub) over the whole flattened matrix, then
+    a fix-up: row i minus the running total at the end of row i-1 (exact mod 2^32, as uint32 wraps)."""
+    from cupy.cuda import cub
+    if cub.cub_scan(a.ravel(), cub.CUPY_CUB_CUMSUM) is None:
+        raise RuntimeError(f"cupy {cupy.__version__}: CUB's scan does not take {a.dtype}")
+    ends = a[:-1, -1:].copy()  # copied first: the fix-up below rewrites those ends too
+    a[1:] -= ends
+    return a
+
+
+def integral_by_cub(cupy, x):
+    rows = cub_scan_rows(cupy, x.astype(cupy.uint32))  # CUB scans in place, in the output's type
+    columns = cub_scan_rows(cupy, cupy.ascontiguousarray(rows.T))  # the columns, as the rows of the transpose
+    return cupy.ascontiguousarray(columns.T)
+
+
+def integral_cub(sizes, runs):
+    """CUB has no segmented (per-row) scan that cupy reaches, so: cub_scan_rows on the uint32 image,
+    a cupy transpose, cub_scan_rows again (the columns), and the transpose back."""
+    import numpy as np
+    import torch
+    import cupy
+    out = {**torch_device(torch), "cupy": cupy.__version__, "ms": {},
+           "note": "CUB DeviceScan::InclusiveSum over the flattened image (cupy.cuda.cub), rows = that minus the "
+                   "previous row's end (uint32, mod 2^32); columns the same on a cupy transpose. Timed: the "
+                   "uint8->uint32 convert, 2 CUB scans, 2 fix-ups, 2 transposes (cupy kernels), kernels only"}
+    # cupy and torch both launch on the legacy default stream, the one torch's events time.
+    for n in sizes:
+        host = image(np, n, "random")
+        x = cupy.asarray(host)
+        f = lambda: integral_by_cub(cupy, x)
+        want = host.astype(np.int64).cumsum(1).cumsum(0) & 0xFFFFFFFF
+        assert np.array_equal(cupy.asnumpy(f()).astype(np.int64), want), "the CUB scans differ from the inclusive sums"
+        out["ms"][str(n)] = gpu_median_ms(torch, f, runs)
+    out["via"] = cub_kernels(torch, f)
     return out
 
 
@@ -230,6 +336,118 @@ def histeq_opencv(sizes, runs, patterns):
     return out
 
 
+HISTOGRAM_ROW = "histogram-only"  # the rows of the peers that compute the histogram alone (not the lab's output)
+
+
+def lut_torch(torch, hist, identity):
+    """lut_numpy's formula on the device, from a device histogram, without a host sync: N as the
+    last cdf value, cdf_min as the smallest non-zero one; a single-valued image (span 0) maps to
+    itself (identity, arange(LEVELS) on the device)."""
+    cdf = hist.to(torch.int64).cumsum(0)
+    pixels = cdf[-1]  # N, on the device
+    cdf_min = torch.where(cdf > 0, cdf, pixels).amin()
+    span = pixels - cdf_min
+    lut = torch.where(cdf == 0, 0, ((cdf - cdf_min) * (LEVELS - 1) + span // 2) // span.clamp(min=1))
+    return torch.where(span == 0, identity, lut).to(torch.uint8)
+
+
+def npp_histogram(torch, n):
+    """nppiHistogramEven_8u_C1R_Ctx over an n x n uint8 device image into LEVELS int32 bins: LEVELS + 1
+    even level boundaries 0, 1, ..., LEVELS, so bin v counts the pixels in [v, v + 1); the scratch
+    buffer is sized by nppiHistogramEvenGetBufferSize_8u_C1R_Ctx (size_t * since CUDA 12) and
+    allocated once, outside the timing. Returns the bins and the call (x -> fills the bins)."""
+    histogram = npp_function(torch, "nppist", "nppiHistogramEven_8u_C1R_Ctx", ctypes.c_void_p, ctypes.c_int, NppiSize,
+                             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)
+    buffer_size = npp_function(torch, "nppist", "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx", NppiSize, ctypes.c_int,
+                               ctypes.POINTER(ctypes.c_size_t))
+    size = ctypes.c_size_t(0)  # zeroed: an NPP that writes an int here (CUDA 11) still reads right
+    buffer_size(NppiSize(n, n), LEVELS + 1, ctypes.byref(size))
+    scratch = torch.empty(max(size.value, 1), dtype=torch.uint8, device="cuda")
+    bins = torch.empty(LEVELS, dtype=torch.int32, device="cuda")
+    return bins, lambda x: histogram(x.data_ptr(), pitch(x), NppiSize(n, n), bins.data_ptr(), LEVELS + 1, 0, LEVELS,
+                                     scratch.data_ptr())
+
+
+def histeq_npp(sizes, runs, patterns):
+    """NPP's histogram, the LUT by torch on the device, NPP's LUT (nppiLUTPalette_8u_C1R_Ctx, an
+    8-bit palette: dst = table[src]), timed as one pipeline."""
+    import numpy as np
+    import torch
+    out = {**torch_device(torch), "ms": {},
+           "note": "nppiHistogramEven_8u_C1R_Ctx (257 levels 0..256: bin v = [v, v+1)), the LUT from its int32 "
+                   "bins by ~15 tiny torch kernels on the device (rounded normalized CDF, 64-bit, no host sync), "
+                   "nppiLUTPalette_8u_C1R_Ctx (nBitSize 8); all three timed, kernels only; scratch allocated once"}
+    palette = npp_function(torch, "nppicc", "nppiLUTPalette_8u_C1R_Ctx", ctypes.c_void_p, ctypes.c_int,
+                           ctypes.c_void_p, ctypes.c_int, NppiSize, ctypes.c_void_p, ctypes.c_int)
+    out.update(npp_version())
+    identity = torch.arange(LEVELS, device="cuda")
+    for pattern in patterns:
+        for n in sizes:
+            host = image(np, n, pattern)
+            x, y = torch.from_numpy(host).cuda(), torch.empty((n, n), dtype=torch.uint8, device="cuda")
+            bins, histogram = npp_histogram(torch, n)
+
+            def f():
+                histogram(x)
+                lut = lut_torch(torch, bins, identity)
+                palette(x.data_ptr(), pitch(x), y.data_ptr(), pitch(y), NppiSize(n, n), lut.data_ptr(), BITS)
+            out["ms"][f"{pattern} {n}"] = gpu_median_ms(torch, f, runs)
+            # checked after the timing: the output of the last run (a histogram that accumulates shows)
+            assert np.array_equal(y.cpu().numpy(), lut_numpy(np, host)[host]), f"NPP's output differs ({pattern} {n})"
+    return out
+
+
+def check_bins(np, got, host, who):
+    assert np.array_equal(np.asarray(got).astype(np.int64), np.bincount(host.ravel(), minlength=LEVELS)), \
+        f"{who}'s histogram differs from numpy's bincount"
+
+
+def histogram_npp(sizes, runs, patterns):
+    import numpy as np
+    import torch
+    out = {**torch_device(torch), "ms": {},
+           "note": "the histogram alone (not the lab's output): nppiHistogramEven_8u_C1R_Ctx, 257 levels 0..256 "
+                   "(bin v = [v, v+1)), int32 bins; kernels only, scratch allocated once"}
+    out.update(npp_version())
+    for pattern in patterns:
+        for n in sizes:
+            host = image(np, n, pattern)
+            x = torch.from_numpy(host).cuda()
+            bins, histogram = npp_histogram(torch, n)
+            out["ms"][f"{HISTOGRAM_ROW} {pattern} {n}"] = gpu_median_ms(torch, lambda: histogram(x), runs)
+            check_bins(np, bins.cpu().numpy(), host, "NPP")  # the last timed run's bins
+    return out
+
+
+def histogram_cub(sizes, runs, patterns):
+    """cub::DeviceHistogram::HistogramEven through cupy's own binding, cupy.cuda.cub.device_histogram
+    with an int level count (the path cupy.bincount takes under CUPY_ACCELERATORS=cub, minus bincount's
+    two host syncs): LEVELS + 1 levels 0..LEVELS, int64 bins as cupy.bincount passes them."""
+    import numpy as np
+    import torch
+    import cupy
+    from cupy.cuda import cub
+    out = {**torch_device(torch), "cupy": cupy.__version__, "ms": {},
+           "note": "the histogram alone (not the lab's output): cub::DeviceHistogram::HistogramEven via "
+                   "cupy.cuda.cub.device_histogram(x, bins, 257), levels 0..256, int64 bins; timed: CUB's init and "
+                   "sweep kernels (its scratch comes from cupy's pool, no cudaMalloc), kernels only"}
+    bins = cupy.empty(LEVELS, dtype=cupy.int64)
+    # cupy and torch both launch on the legacy default stream, the one torch's events time.
+    for pattern in patterns:
+        for n in sizes:
+            host = image(np, n, pattern)
+            x = cupy.asarray(host).ravel()
+            f = lambda: cub.device_histogram(x, bins, LEVELS + 1)
+            try:
+                f()
+            except TypeError as e:  # cupy < 13: device_histogram(x, edges, y), HistogramRange only
+                raise RuntimeError(f"cupy {cupy.__version__} has no HistogramEven path in cupy.cuda.cub ({e})")
+            out["ms"][f"{HISTOGRAM_ROW} {pattern} {n}"] = gpu_median_ms(torch, f, runs)
+            check_bins(np, cupy.asnumpy(bins), host, "CUB")
+    out["via"] = cub_kernels(torch, f)
+    return out
+
+
 # ---- Lab 3 ---------------------------------------------------------------------------------
 CHECK_SHAPE = (263, 509)  # rows x columns of the correctness check: small, odd, not square
 MAX_VALUE = 255.0         # the output is clamped to [0, 255]
@@ -266,11 +484,18 @@ def correlate_reference(np, x, w2d):
     return np.clip(ref, 0, MAX_VALUE), how
 
 
+def ramp_taps(np, k):
+    """1, 2, ..., k normalized: an asymmetric filter, so a flipped kernel or a shifted anchor shows."""
+    taps = np.arange(1, k + 1, dtype=np.float64)
+    return (taps / taps.sum()).astype(np.float32)
+
+
 @functools.lru_cache(maxsize=None)
-def conv_case(np, k):
+def conv_case(np, k, asymmetric=False):
     """The filter gaussian:k (1D taps, and the 2D weights as the kit's float products
-    w2d[i][j] = g[i] * g[j]), the check image (fractions, 0..255), its reference, the tolerance."""
-    g = gaussian_taps(np, k)
+    w2d[i][j] = g[i] * g[j]), the check image (fractions, 0..255), its reference, the tolerance.
+    asymmetric: the ramp instead of the Gaussian (a convention probe, not a kit filter)."""
+    g = ramp_taps(np, k) if asymmetric else gaussian_taps(np, k)
     w2d = np.outer(g, g)  # float32 x float32 -> float32, rounded as the kit's products
     x = (np.random.default_rng(1).random(CHECK_SHAPE) * MAX_VALUE).astype(np.float32)
     want, how = correlate_reference(np, x, w2d)
@@ -357,6 +582,79 @@ def conv_opencv(sizes, ks, runs, separable):
     return out
 
 
+PROBE_K = 5  # the asymmetric probe's size: odd as the kit's filters, and past 3 so an off-by-one anchor shows
+
+
+def npp_conv_fn(torch, F, case, separable):
+    """NPP's float32 filters as conv_torch_fn's callable, x (1, 1, H, W) -> (1, 1, H, W). NPP's
+    conventions, and what is done about each: it CONVOLVES (the kernel is stored "in reverse order"),
+    so it is given the reversed taps and computes the lab's correlation; the anchor (r, r) with
+    r = k // 2 centres the odd k x k window; it reads outside the ROI without any border handling,
+    so the source is padded first, by r with the mirror border (torch's F.pad 'reflect', the torch
+    peers' pad: NPP's FilterBorder has no mirror border), and the ROI starts r pixels in."""
+    k = case["taps"].size
+    r = k // 2
+    f32 = lambda a: torch.from_numpy(a.copy()).cuda()  # a C-contiguous copy: torch takes no reversed view
+    args = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, NppiSize, ctypes.c_void_p]
+    pad = lambda x: F.pad(x, (r, r, r, r), mode="reflect")[0, 0]  # (H + 2r) x (W + 2r), contiguous
+    if separable:
+        taps = f32(case["taps"][::-1])
+        rows = npp_function(torch, "nppif", "nppiFilterRow_32f_C1R_Ctx", *args, ctypes.c_int, ctypes.c_int)
+        columns = npp_function(torch, "nppif", "nppiFilterColumn_32f_C1R_Ctx", *args, ctypes.c_int, ctypes.c_int)
+
+        def run(x):
+            h, w = x.shape[-2:]
+            p = pad(x)
+            tmp, y = x.new_empty((h + 2 * r, w)), x.new_empty((h, w))
+            # every padded row, filtered along x: (H + 2r) x W; then along y: H x W
+            rows(p[:, r:].data_ptr(), pitch(p), tmp.data_ptr(), pitch(tmp), NppiSize(w, h + 2 * r),
+                 taps.data_ptr(), k, r)
+            columns(tmp[r:].data_ptr(), pitch(tmp), y.data_ptr(), pitch(y), NppiSize(w, h), taps.data_ptr(), k, r)
+            return y.clamp_(0, MAX_VALUE).view(1, 1, h, w)
+        return run
+    weights = f32(case["w2d"][::-1, ::-1])
+    filter2d = npp_function(torch, "nppif", "nppiFilter_32f_C1R_Ctx", *args, NppiSize, NppiPoint)
+
+    def run(x):
+        h, w = x.shape[-2:]
+        p = pad(x)
+        y = x.new_empty((h, w))
+        filter2d(p[r:, r:].data_ptr(), pitch(p), y.data_ptr(), pitch(y), NppiSize(w, h), weights.data_ptr(),
+                 NppiSize(k, k), NppiPoint(r, r))
+        return y.clamp_(0, MAX_VALUE).view(1, 1, h, w)
+    return run
+
+
+def conv_npp(sizes, ks, runs, separable):
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    what = ("nppiFilterRow_32f_C1R_Ctx then nppiFilterColumn_32f_C1R_Ctx (the 1D taps)" if separable
+            else "nppiFilter_32f_C1R_Ctx (the k x k weights)")
+    out = {**torch_device(torch), "ms": {}, "check": {},
+           "note": f"{what}. NPP convolves: given the reversed kernel, so it correlates as the lab; anchor "
+                   f"(k//2, k//2); no border handling (it reads outside the ROI): the source padded by k//2 with "
+                   f"the mirror border by torch's F.pad 'reflect', and clamp_ to [0, 255] by torch, both timed "
+                   f"with NPP (kernels only). The 'asymmetric k={PROBE_K}' check (a ramp filter) tests the flip "
+                   f"and the anchor, which the symmetric Gaussians cannot"}
+    out.update(npp_version())
+    fns = {}
+    for k, asymmetric in [(k, False) for k in ks] + [(PROBE_K, True)]:
+        case = conv_case(np, k, asymmetric)
+        fn = npp_conv_fn(torch, F, case, separable)
+        x = torch.from_numpy(case["x"]).cuda().view(1, 1, *CHECK_SHAPE)
+        key = f"asymmetric k={k}" if asymmetric else f"k={k}"
+        out["check"][key] = conv_check(np, case, fn(x)[0, 0].cpu().numpy())
+        out["reference"] = case["reference"]
+        if not asymmetric:
+            fns[k] = fn
+    for n in sizes:
+        x = torch.from_numpy(image(np, n, "random").astype(np.float32)).cuda().view(1, 1, n, n)
+        for k in ks:
+            out["ms"][f"k={k} {n}"] = gpu_median_ms(torch, lambda: fns[k](x), runs)
+    return out
+
+
 def print_convolution(results, sizes, ks):
     """A table per size, rows k, a column per peer; then the check, rows k, each peer's largest error."""
     checked = lambda r, k: r.get("check", {}).get(f"k={k}", {}).get("ok", False)
@@ -377,6 +675,11 @@ def print_convolution(results, sizes, ks):
         tolerance = next((f"{c['tolerance']:.3g}" for c in checks if c), "—")
         print(f"| {k} | " + " | ".join(cells) + f" | {tolerance} |")
     print("(✓: within the kit's tolerance; ✗: over it, and that peer's times are marked ✗ above)")
+    for name, r in results.items():  # checks beyond the kit's filters (NPP's convention probe)
+        for key, c in r.get("check", {}).items():
+            if not key.startswith("k="):
+                print(f"{name}: check {key}: " + ("✓ " if c["ok"] else "✗ ")
+                      + f"{c['max_abs_error']:.3g} (tolerance {c['tolerance']:.3g})")
 
 
 def main():
@@ -395,19 +698,27 @@ def main():
         rows = [str(n) for n in sizes]
         tools = {"npp_integral_gpu": lambda: integral_npp(sizes, a.runs),
                  "torch_cumsum_gpu": lambda: integral_torch(sizes, a.runs),
+                 "cub_flat_scans_gpu": lambda: integral_cub(sizes, a.runs),
                  "opencv_integral_cpu": lambda: integral_opencv(sizes, a.runs)}
     elif a.lab == "convolution":
         rows = None
         tools = {"torch_conv2d_gpu": lambda: conv_torch(sizes, ks, a.runs, separable=False),
                  "torch_separable_gpu": lambda: conv_torch(sizes, ks, a.runs, separable=True),
+                 "npp_filter_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=False),
+                 "npp_row_column_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=True),
                  "opencv_filter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, separable=False),
                  "opencv_sepfilter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, separable=True)}
     else:
         patterns = ("random", "skewed")
-        rows = [f"{p} {n}" for p in patterns for n in sizes]
+        histogram_patterns = patterns + ("full",)  # and a single-valued image: every pixel in one bin
+        rows = [f"{p} {n}" for p in patterns for n in sizes] \
+            + [f"{HISTOGRAM_ROW} {p} {n}" for p in histogram_patterns for n in sizes]
         tools = {"torch_gpu": lambda: histeq_torch(sizes, a.runs, patterns),
+                 "npp_histogram_lut_gpu": lambda: histeq_npp(sizes, a.runs, patterns),
                  "opencv_cuda_gpu": lambda: histeq_opencv_cuda(sizes, a.runs, patterns),
-                 "opencv_cpu": lambda: histeq_opencv(sizes, a.runs, patterns)}
+                 "opencv_cpu": lambda: histeq_opencv(sizes, a.runs, patterns),
+                 "npp_histogram_only_gpu": lambda: histogram_npp(sizes, a.runs, histogram_patterns),
+                 "cub_histogram_only_gpu": lambda: histogram_cub(sizes, a.runs, histogram_patterns)}
     results = {}
     for name, fn in tools.items():
         try:
@@ -419,8 +730,8 @@ def main():
     else:
         print("| image | " + " | ".join(results) + " |")
         print("| --- |" + " ---: |" * len(results))
-        for row in rows:
-            cells = [f"{r['ms'][row]:.4f} ms" if "ms" in r else "—" for r in results.values()]
+        for row in rows:  # a peer that does not compute a row (the histogram-only ones) has "—" there
+            cells = [f"{r['ms'][row]:.4f} ms" if row in r.get("ms", {}) else "—" for r in results.values()]
             print(f"| {row}² | " + " | ".join(cells) + " |")
     for name, r in results.items():
         print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in r.items() if k not in ("ms", "check")))

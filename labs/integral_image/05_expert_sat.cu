@@ -37,8 +37,8 @@ namespace integral_image {
 //   not bandwidth. How many loads does each thread keep in flight?
 //
 // TODO(step 5c): the last kernel. Per tile: scan each row in registers and across the warp (as
-//   in 04), add the row's sum in the tiles to its left, then scan down each column (shared
-//   memory: which thread owns which column?) starting from the tile's carries, and store.
+//   in 04), scan down each column (shared memory: which thread owns which column?), add the
+//   carries (the tiles above, to the left, and both), and store.
 //   Pitfalls: the ragged right and bottom edges (never read or write past them; the grader
 //   checks the guard space); shared-memory bank conflicts when a lane writes 16 consecutive
 //   words (measure them: ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared); sums wrap
@@ -47,9 +47,28 @@ namespace integral_image {
 // TODO(step 5d): measure. The grader prints this variant's time and its % of copy bandwidth on
 //   the 5 B/px floor. Which of your kernels dominates, and what does the profiler say limits it?
 //   (Stretch: a single pass that reads the image once, with decoupled look-back between tiles.)
+//
+// TODO(step 5e): the two other layouts, each graded as an exercise of its own.
+//   integral_image_expert_64: the same table in uint64, exact. At 8192^2 an all-255 image sums
+//   past 2^32. Which of your intermediate sums can stay 32-bit (how large can a sum inside one
+//   tile get?), and which must not? Keep 32-bit work where it is safe: shared memory and
+//   registers are the scarce resources, and a uint64 tile in shared memory is twice the size.
+//   integral_image_expert_exclusive: OpenCV's and NPP's layout, (W + 1) x (H + 1) with a zero row
+//   and column first. Write it without a second copy of the table. Pitfall: shifted by one
+//   element, the rows of `out` are no longer 16-byte aligned; check before a vector store.
 
 void integral_image_expert([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] GpuContext& ctx) {
     throw labkit::NotImplemented("integral_image_expert (05_expert_sat.cu): optional challenge");
+}
+
+void integral_image_expert_64([[maybe_unused]] Input in, [[maybe_unused]] Output64 out,
+                              [[maybe_unused]] GpuContext& ctx) {
+    throw labkit::NotImplemented("integral_image_expert_64 (05_expert_sat.cu): optional challenge");
+}
+
+void integral_image_expert_exclusive([[maybe_unused]] Input in, [[maybe_unused]] Output out,
+                                     [[maybe_unused]] GpuContext& ctx) {
+    throw labkit::NotImplemented("integral_image_expert_exclusive (05_expert_sat.cu): optional challenge");
 }
 
 }  // namespace integral_image

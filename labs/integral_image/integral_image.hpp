@@ -24,6 +24,7 @@ using labkit::View;
 
 using Input = View<const std::uint8_t>;
 using Output = View<std::uint32_t>;
+using Output64 = View<std::uint64_t>;  // the 64-bit table of the expert tier
 
 // ---- CPU ---------------------------------------------------------------------------------------
 // The baseline, cpu-sequential, is the grader's reference (kit/reference.cpp): it is not linked
@@ -54,6 +55,7 @@ enum class Scratch {
     expert_column_carries,
     expert_tile_sums,
     expert_corners,
+    expert_row_left,
 };
 
 // A row scan: out(x, y) = sum of in(x', y) for x' <= x. Used on uint8 input (first pass) and on
@@ -89,5 +91,11 @@ void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, 
 // image once, write the table once) as you can get. No pipeline, no transposes: the grader times
 // the whole call.
 void integral_image_expert(Input in, Output out, GpuContext& ctx);
+// The two other layouts of the work-efficient SAT report (same file, same challenge):
+// the 64-bit table, exact (no wrap), for images whose rectangle sums pass 2^32;
+void integral_image_expert_64(Input in, Output64 out, GpuContext& ctx);
+// the exclusive, zero-padded layout of OpenCV and NPP: out is (W + 1) x (H + 1), out(0, y) =
+// out(x, 0) = 0 and out(x + 1, y + 1) = the inclusive sum at (x, y), modulo 2^32.
+void integral_image_expert_exclusive(Input in, Output out, GpuContext& ctx);
 
 }  // namespace integral_image

@@ -4,15 +4,16 @@
 //   1. band sums: each tile reads its pixels once and writes, for each of its rows, the row's
 //      sum inside the tile, for each of its columns, the column's sum inside the tile, and its
 //      total (a few KB per tile);
-//   2. carries: for each column, the sum of the column sums of the tiles above (an exclusive
-//      scan down the bands), and for each tile, the total of all tiles above and to its left;
+//   2. carries, three small scans in one launch: for each column, the sum of the column sums of
+//      the tiles above (down the bands); for each tile, the total of all tiles above and to its
+//      left; for each row of each tile, the sum of the same row in the tiles to its left;
 //   3. tiles: each tile reads its pixels again, scans each row in registers and across the warp,
 //      adds the sum of the same row in the tiles to its left, then scans down its columns in
 //      shared memory, starting from what the tiles above hold, and writes every sum once.
 //   Four parts make out(x, y), for a pixel of the tile at (x0, y0):
 //     [tiles above and left]  +  [above, columns x0..x]  +  [left, rows y0..y]  +  [in the tile]
 // Cost: global traffic 1 (kernel 1) + 1 + 4 (kernel 3) B/px of image and table, plus the small
-//   arrays (4 B per column and band, four times over; the row sums of the tiles to the left):
+//   arrays (4 B per column and band, four times over; 4 B per row and tile, four times over):
 //   about 6.3 B/px at 8192^2, 1.26x the 5 B/px floor (04's pipeline moves 29 B/px: 5.8x).
 //   Measured on an H100 at 8192^2: 0.191 ms, 58.6% of copy bandwidth on 5 B/px (docs/results.md). Per pixel about 3 adds; per
 //   16-row chunk three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
@@ -44,8 +45,13 @@ constexpr int kChunks = 4;                                // chunks per tile
 constexpr int kBandRows = kChunks * kChunkRows;           // 64: a tile's height
 constexpr int kVector = 4;                                // uint32 per 16-byte access
 constexpr int kLaneVectors = kLanePixels / kVector;       // 4
-constexpr int kCarryThreads = 256;                        // kernel 2: one thread per column (and per band)
-constexpr int kCarryUnroll = 8;                           // column sums in flight per thread
+constexpr int kCarryThreads = 256;                        // kernel 2's blocks
+constexpr int kCarryWarps = kCarryThreads / kWarpSize;    // band slices per block of 32 columns
+constexpr int kCarryUnroll = 8;                           // loads in flight per thread in kernel 2
+// Blocks an SM must hold, which caps the registers: kernel 1 keeps a warp's four rows in flight
+// (64 registers, 2 blocks); kernel 3 needs 40 registers, so 3 blocks (48 warps) hide its latency.
+constexpr int kBandBlocksPerSm = 2;
+constexpr int kTileBlocksPerSm = 3;
 static_assert(kThreads == kTileWidth, "kernel 3 gives each column of a tile one thread");
 
 __device__ u32 warp_sum(u32 v) {
@@ -53,9 +59,10 @@ __device__ u32 warp_sum(u32 v) {
     return v;
 }
 
-__device__ u32 warp_inclusive_scan(u32 v, int lane) {
+template <class T>
+__device__ T warp_inclusive_scan(T v, int lane) {
     for (int d = 1; d < kWarpSize; d *= 2) {
-        const u32 left = __shfl_up_sync(kFullMask, v, d);
+        const T left = __shfl_up_sync(kFullMask, v, d);
         if (lane >= d) v += left;
     }
     return v;
@@ -93,7 +100,7 @@ __device__ int swizzled(int c) {
 
 // Kernel 1: per tile (blockIdx.x) of a band (blockIdx.y), the row sums, column sums and total.
 // row_sums[tile * height + y], column_sums[band * width + x], tile_sums[band * tiles + tile].
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kBandBlocksPerSm)
     band_sums_kernel(Input in, u32* __restrict__ row_sums, u32* __restrict__ column_sums, u32* __restrict__ tile_sums,
                      bool packets) {
     __shared__ __align__(16) u32 columns[kChunkRows][kTileWidth];
@@ -101,12 +108,18 @@ __global__ void __launch_bounds__(kThreads)
     const int tile = blockIdx.x, band = blockIdx.y;
     const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const int x0 = tile * kTileWidth + lane * kLanePixels;
-    u32 mine[kLanePixels] = {};  // this lane's 16 columns, summed over the warp's rows
+    // The warp's rows, all loads in flight at once (rows past the bottom are zeros).
+    uint4 packed[kChunks];
+#pragma unroll
     for (int c = 0; c < kChunks; ++c) {
         const int y = band * kBandRows + c * kChunkRows + warp;
-        if (y >= in.height) break;  // warp-uniform
+        packed[c] = y < in.height ? load_lane(in, x0, y, packets) : uint4{0, 0, 0, 0};
+    }
+    u32 mine[kLanePixels] = {};  // this lane's 16 columns, summed over the warp's rows
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
         u32 v[kLanePixels];
-        unpack(load_lane(in, x0, y, packets), v);
+        unpack(packed[c], v);
         u32 sum = 0;
 #pragma unroll
         for (int i = 0; i < kLanePixels; ++i) {
@@ -114,7 +127,8 @@ __global__ void __launch_bounds__(kThreads)
             mine[i] += v[i];
         }
         sum = warp_sum(sum);
-        if (lane == 0) row_sums[static_cast<std::size_t>(tile) * in.height + y] = sum;
+        const int y = band * kBandRows + c * kChunkRows + warp;
+        if (lane == 0 && y < in.height) row_sums[static_cast<std::size_t>(tile) * in.height + y] = sum;
     }
 #pragma unroll
     for (int s = 0; s < kLaneVectors; ++s)
@@ -136,94 +150,203 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// Kernel 2: column_carries[band * width + x] = the sum of column x in the bands above (a scan
-// down the bands, one thread per column, kCarryUnroll loads in flight); the last block writes
-// corners[band * tiles + tile] = the total of the tiles above and to the left (a 2D exclusive
-// scan of the tile totals through shared memory: at most 9345 of them, see the launcher).
-__global__ void carries_kernel(const u32* __restrict__ column_sums, u32* __restrict__ column_carries,
-                               const u32* __restrict__ tile_sums, u32* __restrict__ corners, int width, int bands,
-                               int tiles) {
-    if (blockIdx.x == gridDim.x - 1) {
-        extern __shared__ u32 left[];  // left[band * tiles + tile]: the tiles to the left, same band
-        for (int b = threadIdx.x; b < bands; b += blockDim.x) {
-            u32 sum = 0;
-            for (int t = 0; t < tiles; ++t) {
-                left[b * tiles + t] = sum;
-                sum += tile_sums[static_cast<std::size_t>(b) * tiles + t];
-            }
+// Kernel 2: three small scans, each a job of its own blocks in one launch (all independent).
+// The tile, band and row sums of kernel 1 fit in 32 bits (at most 64 x 512 x 255); the carries
+// made from them are Sum (uint32 wraps like the contract, uint64 is exact).
+//  - corners[band * tiles + tile] = the total of the tiles above and to the left (block 0: scans
+//    along the bands, then down the tiles, in place, a warp per line);
+//  - column_carries[band * width + x] = the sum of column x in the bands above (blocks of 32
+//    columns: each warp sums a slice of the bands, the slices' totals are scanned in shared
+//    memory, then each warp writes its slice's running sums);
+//  - row_left[tile * height + y] = the sum of row y in the tiles to the left (one thread per
+//    row, kCarryUnroll loads in flight).
+// One thread per column walking all the bands, and one block doing the corners alone, left too
+// few loads in flight to hide their latency: the step took longer than its few MB justify.
+template <class T>
+__device__ T warp_exclusive_scan(T v, int lane, T& total) {
+    const T inclusive = warp_inclusive_scan(v, lane);
+    total = __shfl_sync(kFullMask, inclusive, kWarpSize - 1);
+    return inclusive - v;
+}
+
+template <class Sum>
+__device__ void corners_job(const u32* __restrict__ tile_sums, Sum* corners, int bands, int tiles) {
+    const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, warps = blockDim.x / kWarpSize;
+    const auto at = [&](int b, int t) { return static_cast<std::size_t>(b) * tiles + t; };
+    for (int b = warp; b < bands; b += warps) {  // along each band: the tiles to the left
+        Sum carry = 0;
+        for (int t0 = 0; t0 < tiles; t0 += kWarpSize) {
+            const int t = t0 + lane;
+            Sum total;
+            const Sum before = warp_exclusive_scan(t < tiles ? Sum{tile_sums[at(b, t)]} : Sum{0}, lane, total);
+            if (t < tiles) corners[at(b, t)] = carry + before;
+            carry += total;
         }
-        __syncthreads();
-        for (int t = threadIdx.x; t < tiles; t += blockDim.x) {
-            u32 above = 0;
-            for (int b = 0; b < bands; ++b) {
-                const u32 here = left[b * tiles + t];
-                corners[static_cast<std::size_t>(b) * tiles + t] = above;
-                above += here;
-            }
-        }
-        return;
     }
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= width) return;
-    u32 above = 0;
-    int b = 0;
-    for (; b + kCarryUnroll <= bands; b += kCarryUnroll) {
+    __syncthreads();  // makes the block's global writes visible to the block
+    for (int t = warp; t < tiles; t += warps) {  // down each tile column: the bands above, in place
+        Sum carry = 0;
+        for (int b0 = 0; b0 < bands; b0 += kWarpSize) {
+            const int b = b0 + lane;
+            Sum total;
+            const Sum before = warp_exclusive_scan(b < bands ? corners[at(b, t)] : Sum{0}, lane, total);
+            if (b < bands) corners[at(b, t)] = carry + before;
+            carry += total;
+        }
+    }
+}
+
+template <class Sum>
+__device__ void column_carries_job(const u32* __restrict__ column_sums, Sum* __restrict__ column_carries, int block,
+                                   int width, int bands) {
+    __shared__ Sum slice_totals[kCarryWarps][kWarpSize];
+    const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+    const int x = block * kWarpSize + lane;
+    const int per_warp = ceil_div(bands, kCarryWarps);
+    const int b_begin = min(bands, warp * per_warp), b_end = min(bands, b_begin + per_warp);
+    const bool inside = x < width;
+    const auto at = [&](int b) { return static_cast<std::size_t>(b) * width + x; };
+    Sum total = 0;
+    if (inside) {
+        int b = b_begin;
+        for (; b + kCarryUnroll <= b_end; b += kCarryUnroll) {
+#pragma unroll
+            for (int i = 0; i < kCarryUnroll; ++i) total += column_sums[at(b + i)];
+        }
+        for (; b < b_end; ++b) total += column_sums[at(b)];
+    }
+    slice_totals[warp][lane] = total;
+    __syncthreads();
+    if (!inside) return;
+    Sum above = 0;
+    for (int w = 0; w < warp; ++w) above += slice_totals[w][lane];
+    int b = b_begin;
+    for (; b + kCarryUnroll <= b_end; b += kCarryUnroll) {
         u32 sums[kCarryUnroll];
 #pragma unroll
-        for (int i = 0; i < kCarryUnroll; ++i) sums[i] = column_sums[static_cast<std::size_t>(b + i) * width + x];
+        for (int i = 0; i < kCarryUnroll; ++i) sums[i] = column_sums[at(b + i)];
 #pragma unroll
         for (int i = 0; i < kCarryUnroll; ++i) {
-            column_carries[static_cast<std::size_t>(b + i) * width + x] = above;
+            column_carries[at(b + i)] = above;
             above += sums[i];
         }
     }
-    for (; b < bands; ++b) {
-        const u32 sum = column_sums[static_cast<std::size_t>(b) * width + x];
-        column_carries[static_cast<std::size_t>(b) * width + x] = above;
+    for (; b < b_end; ++b) {
+        const u32 sum = column_sums[at(b)];
+        column_carries[at(b)] = above;
         above += sum;
     }
 }
 
-// Kernel 3: one tile, 16 rows at a time. Thread t owns column t of the tile in the scan down the
-// columns and carries its running sum from chunk to chunk.
-__global__ void __launch_bounds__(kThreads)
-    tiles_kernel(Input in, Output out, const u32* __restrict__ row_sums, const u32* __restrict__ column_carries,
-                 const u32* __restrict__ corners, bool packets_in, bool packets_out) {
+template <class Sum>
+__device__ void row_left_job(const u32* __restrict__ row_sums, Sum* __restrict__ row_left, int block, int height,
+                             int tiles) {
+    const int y = block * kCarryThreads + threadIdx.x;
+    if (y >= height) return;
+    const auto at = [&](int t) { return static_cast<std::size_t>(t) * height + y; };
+    Sum left = 0;
+    int t = 0;
+    for (; t + kCarryUnroll <= tiles; t += kCarryUnroll) {
+        u32 sums[kCarryUnroll];
+#pragma unroll
+        for (int i = 0; i < kCarryUnroll; ++i) sums[i] = row_sums[at(t + i)];
+#pragma unroll
+        for (int i = 0; i < kCarryUnroll; ++i) {
+            row_left[at(t + i)] = left;
+            left += sums[i];
+        }
+    }
+    for (; t < tiles; ++t) {
+        const u32 sum = row_sums[at(t)];
+        row_left[at(t)] = left;
+        left += sum;
+    }
+}
+
+template <class Sum>
+struct Carries {
+    Sum* corners;         // [band * tiles + tile]
+    Sum* column_carries;  // [band * width + x]
+    Sum* row_left;        // [tile * height + y]
+};
+
+// Block 0 does the corners (the longest job starts first), then the column blocks, then the rows.
+template <class Sum>
+__global__ void __launch_bounds__(kCarryThreads)
+    carries_kernel(const u32* __restrict__ row_sums, const u32* __restrict__ column_sums,
+                   const u32* __restrict__ tile_sums, Carries<Sum> carries, int width, int height, int bands, int tiles) {
+    const int column_blocks = ceil_div(width, kWarpSize);
+    const int block = static_cast<int>(blockIdx.x);
+    if (block == 0)
+        corners_job(tile_sums, carries.corners, bands, tiles);
+    else if (block <= column_blocks)
+        column_carries_job(column_sums, carries.column_carries, block - 1, width, bands);
+    else
+        row_left_job(row_sums, carries.row_left, block - 1 - column_blocks, height, tiles);
+}
+
+// Four consecutive sums to out[x..x+3]: 16-byte stores where the row allows, else one by one.
+__device__ void store4(u32* out, int x, int width, const u32 (&v)[kVector], bool packets) {
+    if (packets && x + kVector <= width) {
+        *reinterpret_cast<uint4*>(out + x) = uint4{v[0], v[1], v[2], v[3]};
+        return;
+    }
+    for (int k = 0; k < kVector && x + k < width; ++k) out[x + k] = v[k];
+}
+__device__ void store4(std::uint64_t* out, int x, int width, const std::uint64_t (&v)[kVector], bool packets) {
+    if (packets && x + kVector <= width) {
+        *reinterpret_cast<ulonglong2*>(out + x) = ulonglong2{v[0], v[1]};
+        *reinterpret_cast<ulonglong2*>(out + x + 2) = ulonglong2{v[2], v[3]};
+        return;
+    }
+    for (int k = 0; k < kVector && x + k < width; ++k) out[x + k] = v[k];
+}
+
+// Kernel 3: one tile, 16 rows at a time. The tile's own sums stay uint32 in shared memory (they
+// fit); the carries are added as each value is stored: out(x, y) = column_base(x) +
+// row_base(y) + in_tile(x, y), where column_base holds the corner and the bands above (in shared
+// memory: in registers, a lane's 16 of them cost a block per SM) and row_base the tiles to the
+// left, summed down the rows of the band so far.
+template <class Sum>
+__global__ void __launch_bounds__(kThreads, kTileBlocksPerSm)
+    tiles_kernel(Input in, View<Sum> out, Carries<Sum> carries, bool packets_in, bool packets_out) {
     __shared__ __align__(16) u32 chunk[kChunkRows][kTileWidth];
-    __shared__ u32 warp_totals[kChunkRows];
+    __shared__ Sum column_base[kTileWidth];
+    __shared__ Sum warp_totals[kChunkRows];
+    __shared__ Sum row_lefts[kChunkRows];
     const int tile = blockIdx.x, band = blockIdx.y;
     const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     const int tile_x = tile * kTileWidth;
     const int x0 = tile_x + lane * kLanePixels;
 
-    // The start of column t: the tiles above and to the left, plus the bands above over the
-    // tile's columns 0..t (a block-wide inclusive scan of the column carries).
-    const int x = tile_x + threadIdx.x;
-    u32 carry = x < in.width ? column_carries[static_cast<std::size_t>(band) * in.width + x] : 0;
-    carry = warp_inclusive_scan(carry, lane);
-    if (lane == kWarpSize - 1) warp_totals[warp] = carry;
-    __syncthreads();
-    for (int w = 0; w < warp; ++w) carry += warp_totals[w];
-    u32 running = corners[static_cast<std::size_t>(band) * gridDim.x + tile] + carry;
-
+    // Column t's base: the tiles above and to the left, plus the bands above over the tile's
+    // columns 0..t (a block-wide inclusive scan of the column carries).
+    {
+        const int x = tile_x + threadIdx.x;
+        Sum carry = x < in.width ? carries.column_carries[static_cast<std::size_t>(band) * in.width + x] : Sum{0};
+        carry = warp_inclusive_scan(carry, lane);
+        if (lane == kWarpSize - 1) warp_totals[warp] = carry;
+        __syncthreads();
+        for (int w = 0; w < warp; ++w) carry += warp_totals[w];
+        column_base[threadIdx.x] = carries.corners[static_cast<std::size_t>(band) * gridDim.x + tile] + carry;
+        __syncthreads();
+    }
+    u32 running = 0;  // column threadIdx.x of the tile, summed down the rows so far
+    Sum left_above = 0;  // the tiles to the left, summed over the rows of earlier chunks
     int y = band * kBandRows + warp;
     uint4 next = y < in.height ? load_lane(in, x0, y, packets_in) : uint4{0, 0, 0, 0};
     for (int c = 0; c < kChunks; ++c, y += kChunkRows) {
         const bool row_inside = y < in.height;
         const uint4 packed = row_inside ? next : uint4{0, 0, 0, 0};
         if (c + 1 < kChunks && y + kChunkRows < in.height) next = load_lane(in, x0, y + kChunkRows, packets_in);
-        // The same row in the tiles to the left: their sums, one per lane.
-        u32 left = 0;
-        if (row_inside)
-            for (int t = lane; t < tile; t += kWarpSize) left += row_sums[static_cast<std::size_t>(t) * in.height + y];
-        left = warp_sum(left);
+        if (lane == 0) row_lefts[warp] = row_inside ? carries.row_left[static_cast<std::size_t>(tile) * in.height + y] : Sum{0};
         // The row inside the tile: in registers, then across the warp.
         u32 v[kLanePixels];
         unpack(packed, v);
 #pragma unroll
         for (int i = 1; i < kLanePixels; ++i) v[i] += v[i - 1];
         const u32 lane_total = v[kLanePixels - 1];
-        const u32 offset = warp_inclusive_scan(lane_total, lane) - lane_total + left;
+        const u32 offset = warp_inclusive_scan(lane_total, lane) - lane_total;
 #pragma unroll
         for (int s = 0; s < kLaneVectors; ++s) {
             const int c0 = lane * kLanePixels + s * kVector;
@@ -232,6 +355,14 @@ __global__ void __launch_bounds__(kThreads)
                       v[s * kVector + 3] + offset};
         }
         __syncthreads();
+        // This warp's row base, and the chunk's total for the next one (broadcast reads).
+        Sum row_base = left_above;
+#pragma unroll
+        for (int r = 0; r < kChunkRows; ++r) {
+            const Sum l = row_lefts[r];
+            if (r <= warp) row_base += l;
+            left_above += l;
+        }
         // Down the columns: each thread its own, in place.
         const int mine = swizzled(threadIdx.x);
 #pragma unroll
@@ -240,20 +371,18 @@ __global__ void __launch_bounds__(kThreads)
             chunk[r][mine] = running;
         }
         __syncthreads();
-        // Back out row by row: each warp its row, 512 contiguous bytes per store instruction.
+        // Back out row by row: each warp its row, a contiguous run per store instruction.
         if (row_inside) {
-            u32* row = out.row(y);
+            Sum* row = out.row(y);
 #pragma unroll
             for (int s = 0; s < kLaneVectors; ++s) {
                 const int col = s * kWarpSize * kVector + lane * kVector;
                 const uint4 sums = *reinterpret_cast<const uint4*>(&chunk[warp][swizzled(col)]);
-                const int gx = tile_x + col;
-                if (packets_out && gx + kVector <= in.width) {
-                    *reinterpret_cast<uint4*>(row + gx) = sums;
-                } else {
-                    const u32 four[kVector] = {sums.x, sums.y, sums.z, sums.w};
-                    for (int k = 0; k < kVector && gx + k < in.width; ++k) row[gx + k] = four[k];
-                }
+                const u32 four[kVector] = {sums.x, sums.y, sums.z, sums.w};
+                Sum values[kVector];
+#pragma unroll
+                for (int k = 0; k < kVector; ++k) values[k] = column_base[col + k] + row_base + four[k];
+                store4(row, tile_x + col, in.width, values, packets_out);
             }
         }
         __syncthreads();  // the next chunk overwrites the shared rows
@@ -266,34 +395,56 @@ bool aligned16(View<T> v) {
     return reinterpret_cast<std::uintptr_t>(v.data) % kBytes == 0 && v.pitch * sizeof(T) % kBytes == 0;
 }
 
-}  // namespace
-
-void integral_image_expert(Input in, Output out, GpuContext& ctx) {
-    if (in.width == 0 || in.height == 0) return;
+// The three kernels, writing the table into `out` (the image's size).
+template <class Sum>
+void summed_area_table(Input in, View<Sum> out, GpuContext& ctx) {
     const int tiles = ceil_div(in.width, kTileWidth), bands = ceil_div(in.height, kBandRows);
-    // Tile totals through shared memory in kernel 2: tiles x bands <= W*H / (512*64) + W/512 +
-    // H/64 + 1 <= 9345 for the kit's largest images (2^28 pixels, sides <= 65536): 37 KB.
-    const std::size_t corner_bytes = static_cast<std::size_t>(tiles) * bands * sizeof(u32);
-    constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
-    if (corner_bytes > kDefaultSharedBytes || bands > labkit::kMaxGridY)
-        throw std::invalid_argument("integral_image_expert: image too large for the tile carries");
+    if (bands > labkit::kMaxGridY) throw std::invalid_argument("integral_image_expert: image too tall for the bands");
     auto& ws = *ctx.workspace;
-    u32* row_sums = ws.get<u32>(Scratch::expert_row_sums, static_cast<std::size_t>(tiles) * in.height);
-    u32* column_sums = ws.get<u32>(Scratch::expert_column_sums, static_cast<std::size_t>(bands) * in.width);
-    u32* column_carries = ws.get<u32>(Scratch::expert_column_carries, static_cast<std::size_t>(bands) * in.width);
-    u32* tile_sums = ws.get<u32>(Scratch::expert_tile_sums, static_cast<std::size_t>(tiles) * bands);
-    u32* corners = ws.get<u32>(Scratch::expert_corners, static_cast<std::size_t>(tiles) * bands);
+    const auto per_row = static_cast<std::size_t>(tiles) * in.height;
+    const auto per_column = static_cast<std::size_t>(bands) * in.width;
+    const auto per_tile = static_cast<std::size_t>(tiles) * bands;
+    u32* row_sums = ws.get<u32>(Scratch::expert_row_sums, per_row);
+    u32* column_sums = ws.get<u32>(Scratch::expert_column_sums, per_column);
+    u32* tile_sums = ws.get<u32>(Scratch::expert_tile_sums, per_tile);
+    const Carries<Sum> carries{ws.get<Sum>(Scratch::expert_corners, per_tile),
+                               ws.get<Sum>(Scratch::expert_column_carries, per_column),
+                               ws.get<Sum>(Scratch::expert_row_left, per_row)};
     const dim3 grid(tiles, bands);
     const bool packets_in = aligned16(in), packets_out = aligned16(out);
     band_sums_kernel<<<grid, kThreads, 0, ctx.stream>>>(in, row_sums, column_sums, tile_sums, packets_in);
     CUDA_CHECK(cudaGetLastError());
-    const int carry_blocks = ceil_div(in.width, kCarryThreads) + 1;  // + the corners' block
-    carries_kernel<<<carry_blocks, kCarryThreads, corner_bytes, ctx.stream>>>(column_sums, column_carries, tile_sums,
-                                                                           corners, in.width, bands, tiles);
+    // Kernel 2's blocks: the corners, then 32 columns each, then kCarryThreads rows each.
+    const int carry_blocks = 1 + ceil_div(in.width, kWarpSize) + ceil_div(in.height, kCarryThreads);
+    carries_kernel<Sum><<<carry_blocks, kCarryThreads, 0, ctx.stream>>>(row_sums, column_sums, tile_sums, carries,
+                                                                        in.width, in.height, bands, tiles);
     CUDA_CHECK(cudaGetLastError());
-    tiles_kernel<<<grid, kThreads, 0, ctx.stream>>>(in, out, row_sums, column_carries, corners, packets_in,
-                                                     packets_out);
+    tiles_kernel<Sum><<<grid, kThreads, 0, ctx.stream>>>(in, out, carries, packets_in, packets_out);
     CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+void integral_image_expert(Input in, Output out, GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;
+    summed_area_table(in, out, ctx);
+}
+
+void integral_image_expert_64(Input in, Output64 out, GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;
+    summed_area_table(in, out, ctx);
+}
+
+// The (W+1) x (H+1) layout is the same table one row down and one column right, behind a row
+// and a column of zeros. Shifted by one element, the rows lose their 16-byte alignment, so the
+// stores go one by one (a limit of this layout here, not of the hardware).
+void integral_image_expert_exclusive(Input in, Output out, GpuContext& ctx) {
+    const std::size_t row_bytes = (static_cast<std::size_t>(in.width) + 1) * sizeof(u32);
+    CUDA_CHECK(cudaMemsetAsync(out.row(0), 0, row_bytes, ctx.stream));
+    if (in.height > 0)
+        CUDA_CHECK(cudaMemset2DAsync(out.row(1), out.pitch * sizeof(u32), 0, sizeof(u32), in.height, ctx.stream));
+    if (in.width == 0 || in.height == 0) return;
+    summed_area_table(in, Output{out.row(1) + 1, in.width, in.height, out.pitch}, ctx);
 }
 
 }  // namespace integral_image

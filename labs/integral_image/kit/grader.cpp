@@ -9,6 +9,6 @@ int main(int argc, char** argv) {
                              LABKIT_RUNNER, "radius",
                              "the picture: the input beside its box blur of this radius, computed from the table "
                              "with four lookups a pixel",
-                             IntegralImage::kPictureRadius},
-                            grader::exercises<IntegralImage, Transpose>());
+                             SatCases::kPictureRadius},
+                            grader::exercises<IntegralImage, Transpose, IntegralImage64, IntegralImageExclusive>());
 }

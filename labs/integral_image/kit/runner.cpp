@@ -6,5 +6,6 @@
 int main(int argc, char** argv) {
     using namespace integral_image;
     return grader::runner_main(argc, argv,
-                               grader::runner_exercises<IntegralImage, Transpose>(variants(), transpose_variants()));
+                               grader::runner_exercises<IntegralImage, Transpose, IntegralImage64, IntegralImageExclusive>(
+                                   variants(), transpose_variants(), variants_64(), exclusive_variants()));
 }

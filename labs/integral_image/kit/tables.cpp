@@ -10,6 +10,8 @@ namespace {
 
 using IiVariant = grader::Variant<IntegralImage>;
 using TrVariant = grader::Variant<Transpose>;
+using Ii64Variant = grader::Variant<IntegralImage64>;
+using IiExVariant = grader::Variant<IntegralImageExclusive>;
 
 IiVariant::CpuFn openmp() {
     return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); };
@@ -33,6 +35,11 @@ IiVariant::GpuFn expert() {
     return [](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
         integral_image_expert(in, out, ctx);
     };
+}
+// The expert tier's other layouts: the same call shape, another contract.
+template <class Variant, class Out>
+typename Variant::GpuFn expert_layout(void (*fn)(Input, View<Out>, GpuContext&)) {
+    return [fn](View<const u8> in, View<Out> out, const grader::NoParams&, GpuContext& ctx) { fn(in, out, ctx); };
 }
 TrVariant::GpuFn transpose(TransposeFn fn, Tuning tuning) {
     return [fn, tuning](View<const u32> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
@@ -87,9 +94,31 @@ const std::vector<TrVariant>& transpose_table() {
     return rows;
 }
 
+const std::vector<Ii64Variant>& table_64() {
+    static const std::vector<Ii64Variant> rows = {
+#if LABKIT_HAVE_CUDA
+        {"gpu-05-expert-64", "challenge: the uint64 table, exact past 2^32", {},
+         expert_layout<Ii64Variant>(integral_image_expert_64)},
+#endif
+    };
+    return rows;
+}
+
+const std::vector<IiExVariant>& exclusive_table() {
+    static const std::vector<IiExVariant> rows = {
+#if LABKIT_HAVE_CUDA
+        {"gpu-05-expert-exclusive", "challenge: OpenCV's and NPP's (W+1)x(H+1) layout, zeros first", {},
+         expert_layout<IiExVariant>(integral_image_expert_exclusive)},
+#endif
+    };
+    return rows;
+}
+
 }  // namespace
 
 std::span<const IiVariant> variants() { return table(); }
 std::span<const TrVariant> transpose_variants() { return transpose_table(); }
+std::span<const Ii64Variant> variants_64() { return table_64(); }
+std::span<const IiExVariant> exclusive_variants() { return exclusive_table(); }
 
 }  // namespace integral_image

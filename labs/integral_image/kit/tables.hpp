@@ -1,4 +1,5 @@
-// Lab 1's variant tables, in teaching order: the integral image and the transpose exercise.
+// Lab 1's variant tables, in teaching order: the integral image, the transpose exercise, and
+// the expert tier's 64-bit and exclusive tables.
 // The grader (through the runner), the tests and the benchmarks all enumerate these tables.
 #pragma once
 
@@ -10,5 +11,7 @@ namespace integral_image {
 
 std::span<const grader::Variant<IntegralImage>> variants();
 std::span<const grader::Variant<Transpose>> transpose_variants();
+std::span<const grader::Variant<IntegralImage64>> variants_64();
+std::span<const grader::Variant<IntegralImageExclusive>> exclusive_variants();
 
 }  // namespace integral_image
