@@ -14,11 +14,33 @@ from pathlib import Path
 
 from checks import expect  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+from labkit.bench import table as peers_table  # noqa: E402
+
 KIT = Path(__file__).resolve().parent.parent
 LAB = "integral_image"
 
 
+def check_peer_rows():
+    """A peer's "random N" row sits beside the kit's noise row, and a peer that names its own
+    floor (a histogram alone: 1 B/px) is measured against it, not against the lab's."""
+    report = {"lab": "histogram_equalization", "environment": {"copy_gbps": 1000.0},
+              "performance": [{"exercise": "histogram_equalization", "variant": "gpu-03-aggregated-ks-b256",
+                               "kind": "gpu", "width": 1000, "height": 1000, "kernel_ms": 0.004,
+                               "pct_copy_min_bytes": 50.0}],
+              "variants": [{"name": "cpu-sequential", "exercise": "histogram_equalization", "reference": True}]}
+    peers = {"npp_gpu": {"ms": {"random 1000": 0.008}},
+             "hist_gpu": {"ms": {"histogram-only random 1000": 0.001}, "floor_bytes_per_pixel": 1}}
+    rows, _ = peers_table(report, peers)
+    by_name = {r[1]: r for r in rows}
+    expect(by_name["npp_gpu"][0] == by_name["gpu-03-aggregated-ks-b256"][0] == "1000²",
+           "a peer's random row shares the kit's noise row")
+    expect(by_name["npp_gpu"][4] == "2.00", "and gets its ratio to the kit's fastest")
+    expect(by_name["hist_gpu"][5] == "100.0", "a histogram-only peer's % of copy uses its own 1 B/px floor")
+
+
 def main():
+    check_peer_rows()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default=str(KIT / "build"))
     build = Path(parser.parse_args().build_dir).resolve()

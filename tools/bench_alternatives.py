@@ -59,6 +59,7 @@ import time
 
 LEVELS = 256
 BITS = 8    # bits per pixel: NPP's palette LUT has 2^BITS = LEVELS entries
+HISTOGRAM_FLOOR_BPP = 1  # a histogram alone reads each pixel once and writes nothing per pixel
 SKEWED_SHARE = 0.9  # as the kit's `skewed` pattern: 90% of the pixels 255
 
 
@@ -407,7 +408,8 @@ def histogram_npp(sizes, runs, patterns):
     import torch
     out = {**torch_device(torch), "ms": {},
            "note": "the histogram alone (not the lab's output): nppiHistogramEven_8u_C1R_Ctx, 257 levels 0..256 "
-                   "(bin v = [v, v+1)), int32 bins; kernels only, scratch allocated once"}
+                   "(bin v = [v, v+1)), int32 bins; kernels only, scratch allocated once",
+           "floor_bytes_per_pixel": HISTOGRAM_FLOOR_BPP}
     out.update(npp_version())
     for pattern in patterns:
         for n in sizes:
@@ -430,7 +432,8 @@ def histogram_cub(sizes, runs, patterns):
     out = {**torch_device(torch), "cupy": cupy.__version__, "ms": {},
            "note": "the histogram alone (not the lab's output): cub::DeviceHistogram::HistogramEven via "
                    "cupy.cuda.cub.device_histogram(x, bins, 257), levels 0..256, int64 bins; timed: CUB's init and "
-                   "sweep kernels (its scratch comes from cupy's pool, no cudaMalloc), kernels only"}
+                   "sweep kernels (its scratch comes from cupy's pool, no cudaMalloc), kernels only",
+           "floor_bytes_per_pixel": HISTOGRAM_FLOOR_BPP}
     bins = cupy.empty(LEVELS, dtype=cupy.int64)
     # cupy and torch both launch on the legacy default stream, the one torch's events time.
     for pattern in patterns:

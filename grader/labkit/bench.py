@@ -46,8 +46,9 @@ def peers_of(lab, sizes, runs, out):
 
 
 def peer_rows(peers):
-    """{(tag, size): {peer: ms}} of a peers JSON (rows "N", "PATTERN N" or "PARAMS N"), and
-    {peer: note} for each one that is missing or whose check failed."""
+    """{(tag, size): {peer: (ms, check failed, its own floor in B/px or None)}} of a peers JSON (rows
+    "N", "PATTERN N" or "PARAMS N"), and {peer: note} for each one that is missing or whose check
+    failed. A peer that computes less than the lab's output (a histogram alone) names its floor."""
     rows, notes = {}, {}
     for name, got in peers.items():
         if "error" in got:
@@ -60,7 +61,9 @@ def peer_rows(peers):
         if failed:
             notes[name] = f"output check failed for {', '.join(failed)}: its times are marked ✗"
         for tag, size, ms in peer_times(got):
-            rows.setdefault((tag, size), {})[name] = (ms, tag in failed)
+            # The kit tags its noise timings "" (plot.kit_rows); a peer may name the pattern.
+            key = ("" if tag == "random" else tag, size)
+            rows.setdefault(key, {})[name] = (ms, tag in failed, got.get("floor_bytes_per_pixel"))
     return rows, notes
 
 
@@ -105,8 +108,9 @@ def table(report, peers):
         for v, (ms, kind, pct) in sorted(mine.items(), key=lambda i: i[1][0]):
             out.append([where, v, kind, f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
                         f"{pct:.1f}" if isinstance(pct, (int, float)) else "—"])
-        for name, (ms, failed) in sorted(theirs.get(key, {}).items(), key=lambda i: i[1][0]):
-            pct = 100 * bpp * n * n / (ms * 1e-3) / 1e9 / copy if name.endswith("_gpu") and bpp and copy else None
+        for name, (ms, failed, own_bpp) in sorted(theirs.get(key, {}).items(), key=lambda i: i[1][0]):
+            floor = own_bpp or bpp
+            pct = 100 * floor * n * n / (ms * 1e-3) / 1e9 / copy if name.endswith("_gpu") and floor and copy else None
             out.append([where, name + (" ✗" if failed else ""), "peer", f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
                         f"{pct:.1f}" if pct is not None else "—"])
     return out, notes
