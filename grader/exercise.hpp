@@ -14,7 +14,8 @@
 // optional on both sides, for a lab with run-time parameters (grader::NoParams labs need none):
 //   default_params()               the Params of the shared cases and of `run` (default: Params{})
 //   perf_params()                  the labelled Params the timings use, each with its own tables
-//                                  (default: one, unlabelled, default_params())
+//                                  (default: one, unlabelled, default_params()); one marked
+//                                  on_request is timed only when --perf-params names it
 //   comparison_for(params)         the comparison of a case, when the tolerance depends on the
 //                                  parameters (default: comparison)
 //   applies(variant, params)       false when a variant does not apply to a case's parameters
@@ -68,6 +69,9 @@ template <class P>
 struct LabelledParams {
     std::string label;
     P params;
+    // Timed only when `grade --perf-params` names it: a measurement for the expert tier or a
+    // benchmark that would make every grading longer.
+    bool on_request = false;
 };
 
 // One option of `run` that a lab's parameters take: --NAME VALUE.

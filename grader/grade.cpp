@@ -312,7 +312,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     const fs::path answers = work / ("timed-" + v.name);
     fs::create_directories(answers);
     const auto info = ex.info();
-    const auto& params = o.perf.params.empty() ? info.perf_params : o.perf.params;
+    const auto& params = o.perf.params.empty() ? info.default_perf_params : o.perf.params;
     std::vector<std::string> argv{"time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
                                   "--patterns", join_commas(info.perf_patterns), "--threads", join_commas(o.perf.threads),
                                   "--seed", std::to_string(o.perf.seed), "--answers", answers.string(),

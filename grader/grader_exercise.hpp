@@ -54,7 +54,7 @@ void publish_slot(const std::filesystem::path& staging, const CacheSlot& slot);
 
 struct PerfSettings {
     std::vector<int> sizes;    // square sizes
-    std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all
+    std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all but on_request
     std::vector<int> threads;  // OpenMP thread sweep
     labkit::RunPolicy policy;
     std::uint64_t seed = 0;
@@ -134,7 +134,10 @@ public:
         i.perf_patterns.clear();
         for (const labkit::Pattern p : perf_patterns_of<C>()) i.perf_patterns.emplace_back(labkit::pattern_name(p));
         i.perf_params.clear();
-        for (const auto& p : perf_params_of<C>()) i.perf_params.push_back(p.label);
+        for (const auto& p : perf_params_of<C>()) {
+            i.perf_params.push_back(p.label);
+            if (!p.on_request) i.default_perf_params.push_back(p.label);
+        }
         for (const PerfView& v : perf_views_of<C>())
             i.views.push_back({std::string(v.title), std::string(v.glob), std::string(v.versus)});
         return i;
@@ -192,9 +195,10 @@ public:
 
     std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
         std::vector<PerfLine> lines;
-        for (const auto& [label, params] : perf_params_of<C>()) {
-            if (!settings.params.empty() &&
-                std::find(settings.params.begin(), settings.params.end(), label) == settings.params.end())
+        for (const auto& [label, params, on_request] : perf_params_of<C>()) {
+            if (settings.params.empty() ? on_request
+                                        : std::find(settings.params.begin(), settings.params.end(), label) ==
+                                              settings.params.end())
                 continue;
             for (const labkit::Pattern pattern : perf_patterns_of<C>())
                 for (const int n : settings.sizes)

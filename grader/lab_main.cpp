@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -192,9 +193,14 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--perf-sizes", perf_sizes,
                           "square sizes to time, N,... (default " + default_perf + "; --quick " + join_commas(kQuickPerfSizes) + ")");
     std::string labels;
-    for (const auto& e : exercises)
-        for (const auto& p : e->info().perf_params)
-            if (!p.empty()) labels += (labels.empty() ? "" : ", ") + p;
+    for (const auto& e : exercises) {
+        const auto info = e->info();
+        for (const auto& p : info.perf_params) {
+            if (p.empty()) continue;
+            const bool by_default = std::ranges::find(info.default_perf_params, p) != info.default_perf_params.end();
+            labels += (labels.empty() ? "" : ", ") + p + (by_default ? "" : " (timed only when named)");
+        }
+    }
     grade_cmd->add_option("--perf-params", perf_params,
                           labels.empty() ? std::string("only these timed parameters (this lab has none: ignored)")
                                          : "only these timed parameters, LABEL,... (of: " + labels + ")");

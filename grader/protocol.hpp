@@ -11,7 +11,7 @@
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
-//               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all)
+//               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all but on_request)
 //       begin <what>
 //       perf  <PerfLine fields>   every timed run had a fresh input (seed run_seed(S, run)) and a
 //                                 re-poisoned output; the last one's output is DIR/answer_name(k)

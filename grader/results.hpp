@@ -31,6 +31,7 @@ struct ExerciseInfo {
     std::vector<StageInfo> stages;   // empty: a single kernel, no per-stage columns
     std::vector<std::string> perf_patterns{"random"};  // the timed images' patterns, tables for each
     std::vector<std::string> perf_params{""};  // labels of the timed parameters, tables for each
+    std::vector<std::string> default_perf_params{""};  // those timed without --perf-params (not on_request)
     std::vector<ViewInfo> views;
 };
 

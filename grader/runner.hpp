@@ -37,7 +37,7 @@ struct CheckRequest {
 
 struct TimeRequest {
     std::vector<labkit::Pattern> patterns;
-    std::vector<std::string> params;  // labels of the contract's perf_params; empty: all
+    std::vector<std::string> params;  // labels of the contract's perf_params; empty: all but on_request
     std::vector<int> sizes, threads;
     std::uint64_t seed = 0;
     labkit::RunPolicy policy;
@@ -127,8 +127,9 @@ public:
 
     void time(const std::string& variant, const TimeRequest& r, Reporter& report) const override {
         const Variant<C>& v = *find(variant);
-        for (const auto& [label, params] : perf_params_of<C>()) {
-            const bool chosen = r.params.empty() || std::find(r.params.begin(), r.params.end(), label) != r.params.end();
+        for (const auto& [label, params, on_request] : perf_params_of<C>()) {
+            const bool chosen = r.params.empty() ? !on_request
+                                                 : std::find(r.params.begin(), r.params.end(), label) != r.params.end();
             if (chosen && applies_to<C>(variant, params)) time_with(v, label, params, r, report);
         }
     }

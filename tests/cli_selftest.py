@@ -6,6 +6,8 @@ student edits a file.
 
     cli_selftest.py GRADER RUNNER STARTER_GUARD MANIFEST STUDENT_DIR
 """
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -58,6 +60,20 @@ def main():
                 rc, out = run([grader, "run", gpu[0], "--runner", runner, "--input", photo,
                                "--output", Path(tmp) / "g.png"])
                 expect(rc != 0 and "no CUDA device" in out, "a GPU variant without a GPU says 'no CUDA device'")
+
+        # A timed parameter marked on_request is timed only when --perf-params names it.
+        rc, out = run([grader, "grade", "--help"])
+        on_request = re.findall(r"([\w:=.-]+) \(timed only when named\)", out)
+        for label in on_request[:1]:
+            timed = {}
+            for extra in ([], ["--perf-params", label]):
+                js = Path(tmp) / "timed.json"
+                rc, out = run([grader, "grade", "--runner", runner, "--sandbox", "off", "--no-check", "--perf-sizes", "16",
+                               "--runs", "1", "--threads", "1", "--photos", "", "--variants", "cpu-*",
+                               "--json", js, *extra])
+                timed[bool(extra)] = {p.get("params") for p in json.loads(js.read_text())["performance"]}
+            expect(label not in timed[False] and timed[False], f"{label} is not timed by default, the others are")
+            expect(timed[True] == {label}, f"--perf-params {label} times {label} alone")
 
         # The starter's tests skip, with the reason, once a student file differs.
         edited = Path(tmp) / "student"
