@@ -48,6 +48,7 @@ constexpr int kLaneVectors = kLanePixels / kVector;       // 4
 constexpr int kCarryThreads = 256;                        // kernel 2's blocks
 constexpr int kCarryWarps = kCarryThreads / kWarpSize;    // band slices per block of 32 columns
 constexpr int kCarryUnroll = 8;                           // loads in flight per thread in kernel 2
+constexpr int kCornerBatch = 8;                           // lines of tiles a warp scans at once (kernel 2)
 // Blocks an SM must hold, which caps the registers: kernel 1 keeps a warp's four rows in flight
 // (64 registers, 2 blocks); kernel 3 needs 40 registers, so 3 blocks (48 warps) hide its latency.
 constexpr int kBandBlocksPerSm = 2;
@@ -154,7 +155,7 @@ __global__ void __launch_bounds__(kThreads, kBandBlocksPerSm)
 // The tile, band and row sums of kernel 1 fit in 32 bits (at most 64 x 512 x 255); the carries
 // made from them are Sum (uint32 wraps like the contract, uint64 is exact).
 //  - corners[band * tiles + tile] = the total of the tiles above and to the left (block 0: scans
-//    along the bands, then down the tiles, in place, a warp per line);
+//    along the bands, then down the tiles, in place, a warp per line, several lines at once);
 //  - column_carries[band * width + x] = the sum of column x in the bands above (blocks of 32
 //    columns: each warp sums a slice of the bands, the slices' totals are scanned in shared
 //    memory, then each warp writes its slice's running sums);
@@ -169,31 +170,46 @@ __device__ T warp_exclusive_scan(T v, int lane, T& total) {
     return inclusive - v;
 }
 
+// Exclusive scans of `lines` lines of `length` values each, a warp per line: load(line, i) and
+// store(line, i, sum). kCornerBatch lines per warp are loaded before any is scanned, so that their
+// loads are in flight together: one line at a time left the step waiting on one load after another.
+template <class Sum, class Load, class Store>
+__device__ void warp_line_scans(int lines, int length, Load load, Store store) {
+    const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, warps = blockDim.x / kWarpSize;
+    for (int first = warp; first < lines; first += warps * kCornerBatch) {
+        Sum carry[kCornerBatch] = {};
+        for (int i0 = 0; i0 < length; i0 += kWarpSize) {
+            const int i = i0 + lane;
+            Sum v[kCornerBatch];
+#pragma unroll
+            for (int k = 0; k < kCornerBatch; ++k) {
+                const int line = first + k * warps;
+                v[k] = line < lines && i < length ? load(line, i) : Sum{0};
+            }
+#pragma unroll
+            for (int k = 0; k < kCornerBatch; ++k) {
+                const int line = first + k * warps;
+                Sum total;
+                const Sum before = warp_exclusive_scan(v[k], lane, total);
+                if (line < lines && i < length) store(line, i, carry[k] + before);
+                carry[k] += total;
+            }
+        }
+    }
+}
+
 template <class Sum>
 __device__ void corners_job(const u32* __restrict__ tile_sums, Sum* corners, int bands, int tiles) {
-    const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize, warps = blockDim.x / kWarpSize;
-    const auto at = [&](int b, int t) { return static_cast<std::size_t>(b) * tiles + t; };
-    for (int b = warp; b < bands; b += warps) {  // along each band: the tiles to the left
-        Sum carry = 0;
-        for (int t0 = 0; t0 < tiles; t0 += kWarpSize) {
-            const int t = t0 + lane;
-            Sum total;
-            const Sum before = warp_exclusive_scan(t < tiles ? Sum{tile_sums[at(b, t)]} : Sum{0}, lane, total);
-            if (t < tiles) corners[at(b, t)] = carry + before;
-            carry += total;
-        }
-    }
+    const auto at = [tiles](int b, int t) { return static_cast<std::size_t>(b) * tiles + t; };
+    // Along each band: the tiles to the left.
+    warp_line_scans<Sum>(
+        bands, tiles, [&](int b, int t) { return Sum{tile_sums[at(b, t)]}; },
+        [&](int b, int t, Sum v) { corners[at(b, t)] = v; });
     __syncthreads();  // makes the block's global writes visible to the block
-    for (int t = warp; t < tiles; t += warps) {  // down each tile column: the bands above, in place
-        Sum carry = 0;
-        for (int b0 = 0; b0 < bands; b0 += kWarpSize) {
-            const int b = b0 + lane;
-            Sum total;
-            const Sum before = warp_exclusive_scan(b < bands ? corners[at(b, t)] : Sum{0}, lane, total);
-            if (b < bands) corners[at(b, t)] = carry + before;
-            carry += total;
-        }
-    }
+    // Down each column of tiles, in place: the bands above.
+    warp_line_scans<Sum>(
+        tiles, bands, [&](int t, int b) { return corners[at(b, t)]; },
+        [&](int t, int b, Sum v) { corners[at(b, t)] = v; });
 }
 
 template <class Sum>
