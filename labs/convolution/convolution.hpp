@@ -98,4 +98,14 @@ void set_weights_separable(const float* row, const float* column, int size, GpuC
 void convolve_rows(Input in, Output rows, int size, Border border, const Tuning& tuning, GpuContext& ctx);
 void convolve_columns(Input rows, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx);
 
+// ---- The expert tier (optional challenge, bonus points) -----------------------------------------
+// 05_expert.cu: every filter in ONE kernel launch, no intermediate image in global memory, as
+// close to the roofs as you can get (8 B/px of memory; 2 k^2 FLOP/px direct, 4k separable).
+// set_weights_expert is the setup (outside the kernel-only timing): the k x k weights, and for a
+// separable filter its two factors (`size` floats each; both nullptr otherwise). convolve_expert
+// then filters the image; `separable` is true only when the factors were given, and says the
+// kernel may use them (the direct k x k sum must work for every filter).
+void set_weights_expert(const float* weights, const float* row, const float* column, int size, GpuContext& ctx);
+void convolve_expert(Input in, Output out, int size, bool separable, Border border, GpuContext& ctx);
+
 }  // namespace convolution

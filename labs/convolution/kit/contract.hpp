@@ -70,7 +70,7 @@ struct Convolution {
     static bool applies(std::string_view variant, const Params& p);
 
     // Read the input once, write the output once: 8 B/px. The direct sum is 2 k^2 FLOP per pixel;
-    // a row pass and a column pass, 4 k.
+    // a row pass and a column pass, 4 k (04, and the expert tier on a separable filter).
     static constexpr double min_bytes_per_pixel = 4 + 4;
     static constexpr std::array<grader::Stage, 0> stages{};
     static double flops_per_pixel(std::string_view variant, const Params& p);
@@ -89,5 +89,7 @@ struct Convolution {
 
 // The prefix of the variants that need a separable filter (kit/tables.cpp names them so).
 inline constexpr std::string_view kSeparablePrefix = "gpu-04-separable";
+// The expert tier (optional challenge): every filter, and a separable one on its factors (4k FLOP/px).
+inline constexpr std::string_view kExpertVariant = "gpu-05-expert";
 
 }  // namespace convolution

@@ -117,6 +117,21 @@ std::vector<float> unsharp5() {
     return w;
 }
 
+// A pillbox (defocus blur): the mean over the pixels within k/2 of the centre. Round, so not
+// separable for k >= 3: the 2D sum has to do all of its taps.
+Filter disk(std::string_view spec, std::string_view args) {
+    const int k = args.empty() ? 3 : to_size(args, spec);
+    const int r = k / 2;
+    std::vector<float> w(static_cast<std::size_t>(k) * k, 0.0f);
+    int inside = 0;
+    for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) inside += dx * dx + dy * dy <= r * r;
+    for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx)
+            if (dx * dx + dy * dy <= r * r) w[static_cast<std::size_t>(dy + r) * k + (dx + r)] = 1.0f / inside;
+    return filter_from_weights(std::string(spec), k, std::move(w));
+}
+
 }  // namespace
 
 double Filter::abs_sum() const {
@@ -149,6 +164,7 @@ Filter make_filter(std::string_view spec) {
         return separable(std::string(spec), std::vector<double>(k, 1.0 / k));
     }
     if (kind == "gaussian") return gaussian(spec, args.empty() ? "3" : args);
+    if (kind == "disk") return disk(spec, args);
     if (kind == "gaussian-int") {
         if (args == "3") return separable(std::string(spec), {0.25, 0.5, 0.25});                    // /16
         if (args == "5") return separable(std::string(spec), {1 / 16.0, 4 / 16.0, 6 / 16.0, 4 / 16.0, 1 / 16.0});  // /256

@@ -33,7 +33,7 @@ Filter read_filter_file(const std::string& path);
 
 // What `--filter` accepts, for --help and error messages.
 inline constexpr std::string_view kFilterHelp =
-    "box:K, gaussian:K, gaussian:sigma=S[,size=K], gaussian-int:3|5 (the integer /16 and /256 kernels), "
+    "box:K, gaussian:K, gaussian:sigma=S[,size=K], gaussian-int:3|5 (the integer /16 and /256 kernels), disk:K (not separable), "
     "sharpen:3|5, edge:3|5 (Sobel, x direction), laplacian:3|5, file:PATH (K odd, 1..25)";
 
 Border parse_border(std::string_view name);  // zero | replicate | mirror; throws std::invalid_argument

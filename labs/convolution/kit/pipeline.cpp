@@ -39,4 +39,15 @@ Launch separable(Tuning tuning) {
             }};
 }
 
+Launch expert() {
+    return {[](const Params& p, GpuContext& ctx) {
+                const bool factors = p.filter.separable();
+                set_weights_expert(p.filter.weights.data(), factors ? p.filter.row.data() : nullptr,
+                                   factors ? p.filter.column.data() : nullptr, p.filter.size, ctx);
+            },
+            [](Input in, Output out, const Params& p, GpuContext& ctx) {
+                convolve_expert(in, out, p.filter.size, p.filter.separable(), p.border, ctx);
+            }};
+}
+
 }  // namespace convolution

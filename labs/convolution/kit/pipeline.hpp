@@ -25,6 +25,9 @@ Launch constant_memory(SetWeightsFn set_weights, ConvolveFn convolve, Tuning tun
 // 04: the 1D factors to set_weights_separable; a row pass into an intermediate image of the pool
 // (poisoned and guard-checked like the output), then the column pass.
 Launch separable(Tuning tuning);
+// 05: all the weights (and a separable filter's factors) to set_weights_expert, then one call of
+// convolve_expert: no pipeline, no intermediate image.
+Launch expert();
 #endif
 
 }  // namespace convolution

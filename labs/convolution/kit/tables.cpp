@@ -46,6 +46,7 @@ const std::vector<CvVariant>& table() {
         gpu("gpu-04-separable-b16x16", kSeparable, separable(k16x16)),
         gpu("gpu-04-separable-b32x8", kSeparable, separable(k32x8)),
         gpu("gpu-04-separable-b32x32", kSeparable, separable(k32x32)),
+        gpu(kExpertVariant, "challenge: one kernel for every filter, no intermediate image, near the roofs", expert()),
 #endif
     };
     return rows;

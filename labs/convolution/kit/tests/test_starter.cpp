@@ -22,5 +22,7 @@ TEST_CASE("every student function of Lab 3's starter is a TODO", "[convolution][
     CHECK_THROWS_AS(set_weights_separable(&weight, &weight, 1, ctx), labkit::NotImplemented);
     for (const auto convolve : {convolve_constant, convolve_tiled, convolve_rows, convolve_columns})
         CHECK_THROWS_AS(convolve(in, out, 1, Border::zero, t, ctx), labkit::NotImplemented);
+    CHECK_THROWS_AS(set_weights_expert(&weight, &weight, &weight, 1, ctx), labkit::NotImplemented);
+    CHECK_THROWS_AS(convolve_expert(in, out, 1, true, Border::zero, ctx), labkit::NotImplemented);
 #endif
 }
