@@ -15,8 +15,8 @@
 // Cost: global traffic 1 (kernel 1) + 1 + 4 (kernel 3) B/px of image and table, plus the small
 //   arrays (4 B per column and band, four times over; 4 B per row and tile, four times over):
 //   about 6.3 B/px at 8192^2, 1.26x the 5 B/px floor (04's pipeline moves 29 B/px: 5.8x).
-//   Measured on an H100 at 8192^2: 0.191 ms, 58.6% of copy bandwidth on 5 B/px (docs/results.md). Per pixel about 3 adds; per
-//   16-row chunk three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
+//   Measured on an H100 at 8192^2: see docs/results.md. Per pixel about 3 adds; per 16-row chunk
+//   three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
 // Limits: three launches (about 2 to 3 us each of launch gaps at 8192^2); the image is read
 //   twice (a single pass with decoupled look-back between tiles would read it once: the
 //   stretch goal). Small images are latency-bound like every other variant.
@@ -290,7 +290,8 @@ struct Carries {
 template <class Sum>
 __global__ void __launch_bounds__(kCarryThreads)
     carries_kernel(const u32* __restrict__ row_sums, const u32* __restrict__ column_sums,
-                   const u32* __restrict__ tile_sums, Carries<Sum> carries, int width, int height, int bands, int tiles) {
+                   const u32* __restrict__ tile_sums, Carries<Sum> carries, int width, int height, int bands,
+                   int tiles) {
     const int column_blocks = ceil_div(width, kWarpSize);
     const int block = static_cast<int>(blockIdx.x);
     if (block == 0)
@@ -355,7 +356,8 @@ __global__ void __launch_bounds__(kThreads, kTileBlocksPerSm)
         const bool row_inside = y < in.height;
         const uint4 packed = row_inside ? next : uint4{0, 0, 0, 0};
         if (c + 1 < kChunks && y + kChunkRows < in.height) next = load_lane(in, x0, y + kChunkRows, packets_in);
-        if (lane == 0) row_lefts[warp] = row_inside ? carries.row_left[static_cast<std::size_t>(tile) * in.height + y] : Sum{0};
+        if (lane == 0)
+            row_lefts[warp] = row_inside ? carries.row_left[static_cast<std::size_t>(tile) * in.height + y] : Sum{0};
         // The row inside the tile: in registers, then across the warp.
         u32 v[kLanePixels];
         unpack(packed, v);
