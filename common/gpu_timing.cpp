@@ -24,19 +24,4 @@ double elapsed_ms(CudaEvent& from, CudaEvent& to) {
     return ms;
 }
 
-namespace {
-std::size_t flush_bytes() {
-    int device = 0, l2 = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-    return 2 * static_cast<std::size_t>(l2);  // twice the L2: every old line is evicted
-}
-}  // namespace
-
-L2Flusher::L2Flusher() : scratch_(flush_bytes()) {}
-
-void L2Flusher::flush(cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes(), stream));
-}
-
 }  // namespace labkit

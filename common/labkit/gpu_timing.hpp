@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "labkit/device_buffer.hpp"
 
@@ -27,8 +28,9 @@ private:
 // Milliseconds between two recorded events (waits for the later one).
 double elapsed_ms(CudaEvent& from, CudaEvent& to);
 
-// Writes a buffer twice the size of the L2 cache, so the next timed run starts cold, the way it
-// would in a real pipeline where the image was produced long before.
+// Reads a buffer twice the size of the L2 cache, so the next timed run starts cold, the way it
+// would in a real pipeline where the image was produced long before, and with no dirty lines
+// left for it to write back (l2_flush.cu).
 class L2Flusher {
 public:
     L2Flusher();
@@ -36,6 +38,8 @@ public:
 
 private:
     DeviceBuffer<unsigned char> scratch_;
+    DeviceBuffer<std::uint32_t> sink_;  // where the sweep's sum would go, if it ever matched
+    int blocks_;
 };
 
 class CudaStream {
