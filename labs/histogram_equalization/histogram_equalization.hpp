@@ -71,4 +71,11 @@ void scan_brent_kung(const std::uint32_t* hist, std::uint32_t* cdf, GpuContext& 
 void normalize(const std::uint32_t* cdf, std::uint8_t* lut, std::uint64_t pixels, GpuContext& ctx);
 void equalize(Input in, Output out, const std::uint8_t* lut, const Tuning& tuning, GpuContext& ctx);
 
+// ---- The expert tier (optional challenge, bonus points) -----------------------------------------
+// 06_expert.cu: the whole equalization, histogram to map, any way you like, as close to the
+// 3 B/px floor (read the image twice, write it once) as you can get. No pipeline: the grader times
+// the whole call, and each stage you end with labkit::end_stage(ctx) (labkit/image_pool.hpp), as
+// kit/pipeline.cpp does after the histogram, the scan, the normalize and the equalize.
+void histogram_equalization_expert(Input in, Output out, GpuContext& ctx);
+
 }  // namespace histogram_equalization

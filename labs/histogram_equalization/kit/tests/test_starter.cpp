@@ -11,6 +11,7 @@ TEST_CASE("every student function of the starter is a TODO", "[histogram_equaliz
     const Input in{&pixel, 1, 1, 1};
     const Output out{&mapped, 1, 1, 1};
     CHECK_THROWS_AS(cpu_openmp(in, out, 1), labkit::NotImplemented);
+    CHECK_THROWS_AS(cpu_openmp_expert(in, out, 1), labkit::NotImplemented);
 #if LABKIT_HAVE_CUDA
     GpuContext ctx{};
     const Tuning t{};
@@ -20,5 +21,6 @@ TEST_CASE("every student function of the starter is a TODO", "[histogram_equaliz
         CHECK_THROWS_AS(s(nullptr, nullptr, ctx), labkit::NotImplemented);
     CHECK_THROWS_AS(normalize(nullptr, nullptr, 1, ctx), labkit::NotImplemented);
     CHECK_THROWS_AS(equalize(in, out, nullptr, t, ctx), labkit::NotImplemented);
+    CHECK_THROWS_AS(histogram_equalization_expert(in, out, ctx), labkit::NotImplemented);
 #endif
 }
