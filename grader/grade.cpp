@@ -311,7 +311,8 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     Timing t;
     const fs::path answers = work / ("timed-" + v.name);
     fs::create_directories(answers);
-    const auto info = ex.info();
+    auto info = ex.info();
+    if (!o.perf.patterns.empty()) info.perf_patterns = o.perf.patterns;
     const auto& params = o.perf.params.empty() ? info.default_perf_params : o.perf.params;
     std::vector<std::string> argv{"time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
                                   "--patterns", join_commas(info.perf_patterns), "--threads", join_commas(o.perf.threads),
@@ -445,7 +446,10 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.seed = o.cases.seed;
     report.sandbox = o.sandbox->description();
     report.host = labkit::query_host();
-    for (const auto& e : exercises) report.exercises.push_back(e->info());
+    for (const auto& e : exercises) {
+        report.exercises.push_back(e->info());
+        if (!o.perf.patterns.empty()) report.exercises.back().perf_patterns = o.perf.patterns;
+    }
     const bool any_gpu = std::any_of(chosen.begin(), chosen.end(), [](const RunnerVariant& v) { return v.kind == "gpu"; });
     if (any_gpu) {
         report.device = probe_device(o.time, o.timeout_s);

@@ -55,6 +55,7 @@ void publish_slot(const std::filesystem::path& staging, const CacheSlot& slot);
 struct PerfSettings {
     std::vector<int> sizes;    // square sizes
     std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all but on_request
+    std::vector<std::string> patterns;  // shared patterns to time on; empty: the contract's perf_patterns
     std::vector<int> threads;  // OpenMP thread sweep
     labkit::RunPolicy policy;
     std::uint64_t seed = 0;
@@ -193,6 +194,17 @@ public:
         return j;
     }
 
+    static std::vector<labkit::Pattern> patterns_to_time(const PerfSettings& settings) {
+        std::vector<labkit::Pattern> out;
+        if (settings.patterns.empty()) {
+            for (const labkit::Pattern p : perf_patterns_of<C>()) out.push_back(p);
+        } else {
+            for (const auto& name : settings.patterns)
+                if (const auto p = labkit::parse_pattern(name)) out.push_back(*p);
+        }
+        return out;
+    }
+
     std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
         std::vector<PerfLine> lines;
         for (const auto& [label, params, on_request] : perf_params_of<C>()) {
@@ -200,7 +212,7 @@ public:
                                         : std::find(settings.params.begin(), settings.params.end(), label) ==
                                               settings.params.end())
                 continue;
-            for (const labkit::Pattern pattern : perf_patterns_of<C>())
+            for (const labkit::Pattern pattern : patterns_to_time(settings))
                 for (const int n : settings.sizes)
                     if (!too_slow_for_cpu_timing<C>(C::reference_name, params, n))
                         lines.push_back(time_one_reference(label, params, pattern, n, settings));

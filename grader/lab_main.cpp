@@ -173,7 +173,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     auto* device = app.add_subcommand("device", "the GPU this machine has: 'gpu<TAB>NAME', or 'none<TAB>WHY' (exit 1)");
 
     GradeOptions g;
-    std::string sizes = "default", perf_sizes, perf_params, globs = "*", threads;
+    std::string sizes = "default", perf_sizes, perf_params, perf_patterns, globs = "*", threads;
     std::string photos = std::string(LABKIT_SOURCE_DIR) + "/datasets/photos";
     int runs = 0;
     std::uint64_t seed = 0;
@@ -204,6 +204,11 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--perf-params", perf_params,
                           labels.empty() ? std::string("only these timed parameters (this lab has none: ignored)")
                                          : "only these timed parameters, LABEL,... (of: " + labels + ")");
+    std::string pattern_names;
+    for (const auto& p : labkit::kPatterns) pattern_names += (pattern_names.empty() ? "" : ", ") + std::string(p.name);
+    grade_cmd->add_option("--perf-patterns", perf_patterns,
+                          "time on these images instead of the lab's own, NAME,... (of: " + pattern_names +
+                              "), e.g. a one-valued image for a histogram");
     grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
     grade_cmd->add_flag("--no-perf", no_perf, "check only");
@@ -308,6 +313,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                 for (const auto& p : e->info().perf_params) known = known || p == l;
             if (!known) throw std::invalid_argument("--perf-params: no timed parameters '" + l + "' (of: " + labels + ")");
         }
+        g.perf.patterns = split_commas(perf_patterns);
+        for (const auto& name : g.perf.patterns)
+            if (!labkit::parse_pattern(name))
+                throw std::invalid_argument("--perf-patterns: no pattern '" + name + "' (of: " + pattern_names + ")");
         g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
         g.perf.policy.fixed_runs = runs;
         for (const int n : g.perf.sizes) {

@@ -39,6 +39,7 @@ def main():
         for bad, says in ((["--sizes", "0x0"], "bad size"), (["--sizes", "100000x100000"], "too large"),
                           (["--runs", "0"], "above 0"), (["--timeout", "-1"], "above 0"),
                           (["--variants", "nosuch*"], "matches no variant"),
+                          (["--perf-patterns", "nosuch"], "no pattern 'nosuch'"),
                           (["--json", "/nonexistent-folder/x.json"], "no folder")):
             rc, out = run([grader, "grade", "--runner", runner, "--json", report, *bad])
             expect(rc == 2 and says in out, f"{bad}: exit 2 and '{says}'")
@@ -74,6 +75,14 @@ def main():
                 timed[bool(extra)] = {p.get("params") for p in json.loads(js.read_text())["performance"]}
             expect(label not in timed[False] and timed[False], f"{label} is not timed by default, the others are")
             expect(timed[True] == {label}, f"--perf-params {label} times {label} alone")
+
+        # --perf-patterns times on the images named, instead of the lab's own.
+        js = Path(tmp) / "patterns.json"
+        rc, out = run([grader, "grade", "--runner", runner, "--sandbox", "off", "--no-check", "--perf-sizes", "16",
+                       "--runs", "1", "--threads", "1", "--photos", "", "--variants", "cpu-*", "--perf-patterns",
+                       "full", "--json", js])
+        expect(rc == 0 and {p.get("pattern") for p in json.loads(js.read_text())["performance"]} == {"full"},
+               "--perf-patterns full times on the one-valued image only")
 
         # The starter's tests skip, with the reason, once a student file differs.
         edited = Path(tmp) / "student"

@@ -108,6 +108,8 @@ def options_key(args, labs):
     """The grading options that change a result: a result graded with others is regraded."""
     keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
                                                  "runs", "seed", "timeout", "variants", "sanitize")}
+    if getattr(args, "perf_patterns", None):  # only when given: the keys of earlier results stay the same
+        keep["perf_patterns"] = args.perf_patterns
     return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -31,7 +31,9 @@ def make_parser():
     grading.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
     grading.add_argument("--perf-params", metavar="LABEL,...",
                    help="only these timed parameters, for a lab that times several (convolution: "
-                   "k=3,k=5,k=9,k=15,k=25); other labs ignore it")
+                   "k=3,k=5,k=9,k=15,k=25, and disk:25 only when named); other labs ignore it")
+    grading.add_argument("--perf-patterns", metavar="NAME,...",
+                   help="time on these images instead of the lab's own (random, full, skewed, ...)")
     grading.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
     grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     grading.add_argument("--no-perf", action="store_true", help="check correctness only")

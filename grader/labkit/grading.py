@@ -28,6 +28,7 @@ def grader_options(args):
     out = []
     for flag, value in (("--variants", args.variants), ("--sizes", args.sizes),
                         ("--perf-sizes", args.perf_sizes), ("--perf-params", args.perf_params),
+                        ("--perf-patterns", getattr(args, "perf_patterns", None)),
                         ("--runs", args.runs),
                         ("--seed", args.seed), ("--timeout", args.timeout),
                         ("--cases-cache", getattr(args, "cases_cache", None))):
