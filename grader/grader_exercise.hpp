@@ -130,7 +130,7 @@ public:
     using Params = typename C::Params;
 
     ExerciseInfo info() const override {
-        ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}, {}, {}, {}};
+        ExerciseInfo i{std::string(C::name), std::string(C::reference_name), C::min_bytes_per_pixel, {}, {}, {}, {}, {}};
         for (const Stage& s : C::stages) i.stages.push_back({std::string(s.name), s.bytes_per_pixel});
         i.perf_patterns.clear();
         for (const labkit::Pattern p : perf_patterns_of<C>()) i.perf_patterns.emplace_back(labkit::pattern_name(p));
