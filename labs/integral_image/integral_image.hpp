@@ -33,6 +33,9 @@ LABKIT_NOT_FOR_STUDENTS("cpu_sequential is the grader's reference and is not lin
 void cpu_sequential(Input in, Output out);
 // Student: rows in parallel, then columns cache-friendly (cpu_openmp.cpp). threads >= 1.
 void cpu_openmp(Input in, Output out, int threads);
+// The expert tier (optional challenge, bonus points): the same contract, as fast as memory allows
+// (cpu_openmp_expert.cpp). threads >= 1.
+void cpu_openmp_expert(Input in, Output out, int threads);
 
 // ---- GPU building blocks ------------------------------------------------------------------------
 // Compile-time limits of the tunables, shared by kernels and the variant table.

@@ -16,6 +16,11 @@ using IiExVariant = grader::Variant<IntegralImageExclusive>;
 IiVariant::CpuFn openmp() {
     return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); };
 }
+IiVariant::CpuFn openmp_expert() {
+    return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) {
+        cpu_openmp_expert(in, out, threads);
+    };
+}
 
 #if LABKIT_HAVE_CUDA
 IiVariant::GpuFn pipeline(Pipeline p) {
@@ -55,6 +60,7 @@ constexpr const char* kSinglePass = "one-kernel chained row scan, dynamic block 
 const std::vector<IiVariant>& table() {
     static const std::vector<IiVariant> rows = {
         {"cpu-openmp", "rows in parallel, then column strips in parallel", openmp(), {}},
+        {"cpu-openmp-expert", "challenge: bands of rows, the table written once and never read back", openmp_expert(), {}},
 #if LABKIT_HAVE_CUDA
         {"gpu-01-naive", "one thread scans a whole row; naive transposes", {}, naive()},
         {"gpu-02-kogge-stone-s256-b8", kKoggeStone, {}, kogge_stone(256, 8)},
