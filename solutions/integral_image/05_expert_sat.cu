@@ -51,7 +51,7 @@ constexpr int kCarryUnroll = 8;                           // loads in flight per
 constexpr int kCornerBatch = 8;                           // lines of tiles a warp scans at once (kernel 2)
 // Blocks an SM must hold, which caps the registers: kernel 1 keeps a warp's four rows in flight
 // (64 registers, 2 blocks); kernel 3 needs 40 registers, so 3 blocks (48 warps) hide its latency.
-constexpr int kBandBlocksPerSm = 2;
+constexpr int kBandBlocksPerSm = 3;
 constexpr int kTileBlocksPerSm = 3;
 static_assert(kThreads == kTileWidth, "kernel 3 gives each column of a tile one thread");
 
