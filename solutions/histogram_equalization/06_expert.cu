@@ -16,11 +16,10 @@
 //   the pixels: 1 KiB of histogram and 256 B of LUT, 256 global atomics per histogram block (one
 //   wave: a few hundred blocks). Per pixel: a byte extract, an address and one shared atomic.
 //   Shared memory: 32 KiB of counters per histogram block, 256 B of LUT per map block.
-//   Measured on an H100 at 8192^2 (the grader's harness, L2 flushed before each run): 0.090 ms
-//   on noise, on the 90%-white image and on one value alike, 75% of copy bandwidth on 3 B/px
-//   (histogram stage 40 us with its memset, LUT 4 us, map 44 us: 101% of copy bandwidth on
-//   2 B/px). Those figures predate the grader's read-only L2 flush (common/l2_flush.cu), which
-//   no longer leaves dirty lines for the first kernel to write back: docs/results.md has today's.
+//   Measured on an H100 at 8192^2 by the grader (docs/results.md): 0.086 ms on noise, on the
+//   90%-white image and on one value alike, 78% of copy bandwidth on 3 B/px; the histogram stage
+//   (with its memset) at 63% of copy on 1 B/px, about 35 us; LUT 4 + 1 us; the map at 100% of
+//   copy on 2 B/px (part of its reads hit L2).
 // Limits: memory-bound at 8192^2 (one memset and three launches: a few microseconds of launch
 //   gaps, which is what small images measure). Views that are not 16-byte aligned (data or pitch)
 //   are read and written byte by byte, as is the ragged end of each row (its last width % 16
