@@ -311,7 +311,7 @@ def part_a(cluster, tmp):
     (out / "slurm").mkdir(parents=True)
     marks = out / "marks"
     marks.mkdir()
-    command = (f'sh -c \'pwd > "$0/task-$SLURM_ARRAY_TASK_ID"; echo "$SLURM_CONF" >> "$0/task-$SLURM_ARRAY_TASK_ID"\' '
+    command = ('sh -c \'pwd > "$0/task-$SLURM_ARRAY_TASK_ID"; echo "$SLURM_CONF" >> "$0/task-$SLURM_ARRAY_TASK_ID"\' '
                + shlex.quote(str(marks)))
     text = slurm.job_script(ROOT, tmp / "subs", out, 3, ["--no-perf"], partition="debug", time_min=5, cpus=1,
                             mem="64M", extra_sbatch=["--comment=labkit selftest"], labs=[LAB], command=command)

@@ -155,7 +155,7 @@ def cmd_gradescope_bundle(args):
         f"({len(data) / 1024:.0f} KiB)")
     if not any(f.startswith("solutions/") for f in files):
         say("warning: this kit has no solutions/: the autograder cannot compare times with the reference")
-    say(f"each submission: ./labkit grade-all --single /autograder/submission --out /autograder/results/labkit"
+    say("each submission: ./labkit grade-all --single /autograder/submission --out /autograder/results/labkit"
         + "".join(" " + o for o in options))
     say("upload it on Gradescope as the assignment's autograder (Configure Autograder > Zip file upload)")
     return 0
