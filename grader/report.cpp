@@ -224,9 +224,12 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
                                          format_fixed(gbps(e.min_bytes_per_pixel * pixels, p.line.ms), 0),
                                          format_fixed(pct_of_copy(r, e.min_bytes_per_pixel * pixels, p.line.ms), 1)};
             if (e.stages.size() > 1) {
+                // Only a variant that reports the pipeline's stages moves the pipeline's bytes
+                // (Lab 1's expert tier does it its own way: its traffic is unknown here).
+                const bool staged = p.line.stage_ms.size() == e.stages.size();
                 if (pipeline_columns) {
-                    row.push_back(format_fixed(gbps(pipeline_bytes * pixels, p.line.ms), 0));
-                    row.push_back(format_fixed(pct_of_copy(r, pipeline_bytes * pixels, p.line.ms), 1));
+                    row.push_back(staged ? format_fixed(gbps(pipeline_bytes * pixels, p.line.ms), 0) : "—");
+                    row.push_back(staged ? format_fixed(pct_of_copy(r, pipeline_bytes * pixels, p.line.ms), 1) : "—");
                 }
                 constexpr double kMicrosPerMs = 1000;
                 for (std::size_t i = 0; i < e.stages.size(); ++i)
@@ -249,7 +252,9 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
     return tables;
 }
 
-// Each exercise's tables once per timed pattern and timed parameters, then its views.
+// Each exercise's tables once per timed pattern and timed parameters, then its views. A title names
+// the pattern when there are several, or when it is not the usual noise (--perf-patterns full).
+constexpr std::string_view kDefaultPattern = "random";
 std::vector<Table> performance_tables(const Report& r) {
     std::vector<Table> tables;
     auto add = [&](const std::vector<Table>& ts) { tables.insert(tables.end(), ts.begin(), ts.end()); };
@@ -262,7 +267,7 @@ std::vector<Table> performance_tables(const Report& r) {
                     if (p.exercise == e.name && p.line.pattern == pattern && p.line.params == params) one.perf.push_back(p);
                 if (one.perf.empty()) continue;
                 const std::string on = (params.empty() ? "" : ", " + params) +
-                                       (e.perf_patterns.size() > 1 ? ", " + pattern + " images" : "");
+                                       (e.perf_patterns.size() > 1 || pattern != kDefaultPattern ? ", " + pattern + " images" : "");
                 add(exercise_tables(one, e, on));
                 for (const auto& view : e.views) add(view_tables(one, e, view, " — " + r.lab + on + " (" + r.label + ")"));
             }
