@@ -31,7 +31,8 @@ namespace convolution {
 //   and compare with what an SM delivers: 32 words of shared memory per clock against 128 FMA
 //   lanes. The cure is register blocking: each thread computes a small patch of outputs (say 4
 //   along x, one float4, and a few rows), loads a row of 4 + 2r inputs into registers once and
-//   uses each of them for up to 4k FMAs, and each weight for every output of its patch. How many
+//   uses each of them for up to 4 FMAs (once per output of its row of the patch), and each weight
+//   for every output of its patch. How many
 //   shared loads per FMA does your patch need at k = 3 and at k = 25?
 //
 // TODO(step 5c): the direct kernel. A block tile a warp's 16-byte accesses wide (128 columns) and

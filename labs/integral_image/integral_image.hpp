@@ -94,7 +94,7 @@ void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, 
 // image once, write the table once) as you can get. No pipeline, no transposes: the grader times
 // the whole call.
 void integral_image_expert(Input in, Output out, GpuContext& ctx);
-// The two other layouts of the work-efficient SAT report (same file, same challenge):
+// Two other layouts users of integral images need (same file, same challenge):
 // the 64-bit table, exact (no wrap), for images whose rectangle sums pass 2^32;
 void integral_image_expert_64(Input in, Output64 out, GpuContext& ctx);
 // the exclusive, zero-padded layout of OpenCV and NPP: out is (W + 1) x (H + 1), out(0, y) =
