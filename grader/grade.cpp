@@ -303,6 +303,13 @@ void add_flag(Timing& t, const std::string& flag) {
     if (std::find(t.flags.begin(), t.flags.end(), flag) == t.flags.end()) t.flags.push_back(flag);
 }
 
+// An exercise as this grading times it: --perf-patterns replaces the contract's perf_patterns.
+ExerciseInfo timed_info(const GraderExercise& ex, const GradeOptions& o) {
+    auto info = ex.info();
+    if (!o.perf.patterns.empty()) info.perf_patterns = o.perf.patterns;
+    return info;
+}
+
 // Runs `runner time` for one variant. Only a measurement that was asked for, came after its
 // `begin`, fits in the wall time around it and whose checked output is right counts as progress
 // and as a timing; anything else is flagged, and a wrong output fails the variant.
@@ -311,8 +318,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     Timing t;
     const fs::path answers = work / ("timed-" + v.name);
     fs::create_directories(answers);
-    auto info = ex.info();
-    if (!o.perf.patterns.empty()) info.perf_patterns = o.perf.patterns;
+    const auto info = timed_info(ex, o);
     const auto& params = o.perf.params.empty() ? info.default_perf_params : o.perf.params;
     std::vector<std::string> argv{"time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
                                   "--patterns", join_commas(info.perf_patterns), "--threads", join_commas(o.perf.threads),
@@ -439,10 +445,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.seed = o.cases.seed;
     report.sandbox = o.sandbox->description();
     report.host = labkit::query_host();
-    for (const auto& e : exercises) {
-        report.exercises.push_back(e->info());
-        if (!o.perf.patterns.empty()) report.exercises.back().perf_patterns = o.perf.patterns;
-    }
+    for (const auto& e : exercises) report.exercises.push_back(timed_info(*e, o));
     const bool any_gpu = std::any_of(chosen.begin(), chosen.end(), [](const RunnerVariant& v) { return v.kind == "gpu"; });
     if (any_gpu) {
         report.device = probe_device(o.time, o.timeout_s);
