@@ -20,8 +20,8 @@ void cpu_openmp_expert([[maybe_unused]] Input in, [[maybe_unused]] Output out, [
     //
     // TODO(step X2): the histogram without that chain. Several copies of the counters per thread,
     //   used in turn, break it. How large may each counter be now, and how many bytes does a
-    //   thread's set of copies take (compare with your L1 cache)? Reading one byte at a time is
-    //   another cost: how many pixels can one load bring in?
+    //   thread's set of copies take (compare with your L1 cache)? One wide load brings in several
+    //   pixels, but each then needs a shift and a mask: time both ways before you keep one.
     //
     // TODO(step X3): the LUT, exactly as the header's contract says (your cpu_openmp has it).
     //
