@@ -59,6 +59,9 @@ enum class Scratch {
     expert_tile_sums,
     expert_corners,
     expert_row_left,
+    // 05_expert_single_pass.cu: the ticket and the (band, chunk) flags, one array; the bands' aggregates
+    single_pass_flags,
+    single_pass_aggregates,
 };
 
 // A row scan: out(x, y) = sum of in(x', y) for x' <= x. Used on uint8 input (first pass) and on
@@ -100,5 +103,8 @@ void integral_image_expert_64(Input in, Output64 out, GpuContext& ctx);
 // the exclusive, zero-padded layout of OpenCV and NPP: out is (W + 1) x (H + 1), out(0, y) =
 // out(x, 0) = 0 and out(x + 1, y + 1) = the inclusive sum at (x, y), modulo 2^32.
 void integral_image_expert_exclusive(Input in, Output out, GpuContext& ctx);
+// 05_expert_single_pass.cu (the stretch goal): the same table as integral_image_expert in a single
+// pass that reads the image once, with decoupled look-back between bands of rows.
+void integral_image_expert_single_pass(Input in, Output out, GpuContext& ctx);
 
 }  // namespace integral_image

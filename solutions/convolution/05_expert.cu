@@ -7,10 +7,14 @@
 //     feeds up to 4 FMAs and every weight 16; with 16-byte loads, 0.07 shared loads per FMA at
 //     k = 25 (03: one shared load per FMA).
 //   - Separable (box, Gaussian, Sobel), from k = 7 (below it the direct kernel is faster): a
-//     block walks down a strip 128 columns wide, 32 rows at a time. It stages the chunk's input
-//     rows, does the row pass from them into a shared buffer of row sums that also keeps the 2r
-//     rows above the chunk, then the column pass from that buffer
-//     straight to the output. The row sums never leave the SM: 8 B/px, not 04's 16.
+//     block walks down a strip 128 columns wide, 32 rows (a chunk) at a time. The chunks' input
+//     rows are double-buffered in shared memory and copied there by cp.async: the next chunk is on
+//     its way from DRAM while this one's passes run, so every block overlaps its own loads with
+//     its own sums. The row pass (a thread: 16 sums along one row) writes into a ring of row sums
+//     that also keeps the 2r rows above the chunk, so no row sum is computed twice in a strip nor
+//     copied down; the column pass (a thread: 2 x 8 outputs) reads the ring and writes straight to
+//     the output. The row sums never leave the SM: 8 B/px, not 04's 16. Strips of up to 256 rows,
+//     in as many waves of blocks as that takes.
 //   - The filter size is a template parameter, so the tap loops unroll into straight FMAs on
 //     registers. Sizes 1, 3, 5, 7, 9, 15 and 25 are compiled (the bank's and the grader's); any
 //     other odd k runs the next size up with its weights padded by zeros, which adds exact zeros
@@ -19,25 +23,34 @@
 //   re-read from L2, not DRAM: (128 + 2r + pad)(32 + 2r) / (128 * 32) floats per pixel direct
 //   (1.13 at k = 3, 2.08 at k = 25), (1 + 2r / strip height) separable. FLOPs: direct 2 k^2 per
 //   pixel (18 at k = 3, 1250 at k = 25), all FMAs; separable 2k (column) + 2k (1 + 2r / strip
-//   height) (row pass, halo rows included): 100 + 12 at k = 25 with 256-row strips. Shared loads
+//   height) (row pass, halo rows included): 100 + 10 at k = 25 with 256-row strips. Shared loads
 //   per FMA: direct (4 + 2r rounded up to 4) / (16 k) float4 + 1 / 16 float4 of weights (0.07 at
-//   k = 25); separable row pass the same, column pass 1 / (4k) per output row of the patch.
-//   Barriers: direct two per tile; separable three per 32-row chunk.
+//   k = 25); separable, row pass (16 + 2r rounded up to 4) floats per 16k FMAs, column pass 8 + 2r float2 per 16k: 0.4 and 0.64 B per
+//   FMA at k = 25 (1.1 with 4 x 4 patches in both passes, which kept the shared-memory pipe busier
+//   than the FMA pipe). Barriers: direct two per tile; separable two per 32-row chunk.
 // Measured (H100, 8192^2, kernels only, the grader; docs/results.md): direct 0.195 / 0.207 ms
 //   at k = 3 / 5 (93% and 88% of copy bandwidth), 1.876 ms on disk:25 (44.7 TFLOP/s, 70% of the
-//   FMA rate); separable 0.228 / 0.245 / 0.289 ms at k = 9 / 15 / 25 (80%, 74%, 63% of copy).
-// Limits: a separable strip does not overlap a chunk's staging with its sums (load, barrier,
-//   compute): 3% to 32% over the 0.23 ms of 80% of the copy bandwidth; prefetching the next
-//   chunk into registers, or cp.async double buffering, is the next step. The compiled sizes are
-//   a trade between build time and the cost of padding (k = 17 runs as 25: 2.2x the FMAs of
-//   its own size); a separable filter is taken on its factors, so its rounding differs from the
-//   2D sum's (within the lab's tolerance, as 04); small images
-//   (a few blocks) cannot fill the GPU; shared memory per block (48 KB at k = 25 separable) caps
-//   residency at 4 blocks per SM.
+//   FMA rate); separable at k = 9 / 15 / 25: 0.222 / 0.242 / 0.253 ms (81%, 74%, 71% of copy),
+//   against 0.236 / 0.239 / 0.277 ms in the same call for the previous version, which loaded each
+//   chunk, waited, then computed it. Tried and measured slower in that call: one wave of blocks
+//   with strips as tall as it takes (0.284 / 0.327 / 0.367 ms), and one input buffer for 4
+//   blocks per SM (0.299 / 0.299 / 0.329 ms).
+// Limits: the compiled sizes are a trade between build time and the cost of padding (k = 17
+//   runs as 25: 2.2x the FMAs of its own size); a separable filter is taken on its factors, so
+//   its rounding differs from the 2D sum's (within the lab's tolerance, as 04); small images (a
+//   few blocks) cannot fill the GPU, and their strips are short (2r / strip height extra row
+//   sums: 38% at k = 25 on 2048^2); the separable kernel needs 68 KB of shared memory per block
+//   at k = 25 (62 KB at k = 15, 56 KB at k <= 9), which caps residency at 3 blocks per SM on an
+//   H100 (4 at k <= 9), and a GPU that cannot give a block that much (Turing: 64 KB) runs those
+//   filters through the direct kernel; each strip's halo and first chunk are loaded before
+//   anything in that block overlaps them (every 8 chunks), and the last wave of blocks is partial.
 // Ref: PMPP 4th ed., ch. 7 (tiles and halos); V. Podlozhnyuk, "Image Convolution with CUDA",
 //   NVIDIA 2007 (separable passes); V. Volkov, "Better performance at lower occupancy", GTC 2010
 //   (several outputs per thread, values in registers); the CUDA C++ Best Practices Guide
-//   (16-byte accesses, shared-memory bank conflicts).
+//   (16-byte accesses, shared-memory bank conflicts); the CUDA C++ Programming Guide,
+//   "Asynchronous Data Copies" (cp.async and the pipeline primitives used here).
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -63,13 +76,30 @@ constexpr int kOutX = kVec;                           // outputs per thread alon
 constexpr int kTileW = kThreadsX * kOutX;             // 128 output columns per block
 constexpr int kOutY = 4;                              // outputs per thread along y
 constexpr int kTileH = kThreadsY * kOutY;             // 32 output rows per tile (direct) or chunk (separable)
-constexpr int kMaxChunksPerStrip = 8;  // separable strips of at most 256 rows: 2r / 256 extra row sums
-constexpr int kResidentBlocksPerSm = 4;  // what the separable strips are sized to fill (48 KB each at k = 25)
 // Below this size a separable filter takes the direct kernel: 2k^2 <= 50 FMAs per pixel cost less
-// than the strips' three barriers per chunk and their unoverlapped staging (H100, 8192^2: direct
-// 0.204 ms against 0.247 at k = 3, 0.215 against 0.250 at k = 5; separable ahead from k = 7).
+// than the strips' barriers per chunk (measured with the previous separable kernel, which did not
+// overlap its loads: H100, 8192^2, direct 0.204 ms against 0.247 at k = 3, 0.215 against 0.250 at
+// k = 5; separable ahead from k = 7).
 constexpr int kMinSeparableSize = 7;
 static_assert(kTileW % kVec == 0 && kTileH == kThreadsY * kOutY, "a thread's patch is one float4 wide, kOutY tall");
+
+// The separable kernel's work shares. A 16-byte shared access is served 8 lanes at a time (8 x 16
+// B = the 32 banks' 128 B), so these are the lanes whose addresses must fall in different banks.
+constexpr int kPhaseLanes = kWarpSize / kVec;
+constexpr int kRowOutX = 16;                         // row pass: a thread's sums along one row
+constexpr int kRowGroups = kTileW / kRowOutX;        // 8 threads per row of the chunk
+constexpr int kColOutX = 2;                          // column pass: a thread's outputs across (one float2)
+constexpr int kColOutY = 8;                          // and down
+constexpr int kColThreadsX = kTileW / kColOutX;      // 64 threads across the chunk
+constexpr int kTileBuffers = 2;                      // a chunk computed while the next one loads
+constexpr int kMaxChunksPerStrip = 8;                // separable strips of at most 256 rows: 2r / 256 extra row sums
+// 68 KB of shared memory a block at k = 25 (62 at k = 15): 3 blocks fit in an H100 SM's 228 KB,
+// and 3 x 256 threads leave 80 registers a thread, which the launch bounds tell the compiler.
+// (At k <= 9: 56 KB, and ptxas gives 60 to 62 registers, so the occupancy query finds room for 4.)
+constexpr int kSeparableBlocksPerSm = 3;
+static_assert(kThreads == kRowGroups * kTileH && kTileH % kPhaseLanes == 0,
+              "the row pass: one row of 16 sums a thread, 8 consecutive lanes on 8 consecutive rows");
+static_assert(kThreads / kColThreadsX * kColOutY == kTileH, "the column pass: 2 x 8 outputs a thread, 32 rows a chunk");
 
 // The compiled filter sizes, ascending; every odd k up to kMaxFilterSize runs the first one >= k.
 constexpr std::array<int, 7> kCompiled = {1, 3, 5, 7, 9, 15, kMaxFilterSize};
@@ -84,13 +114,16 @@ constexpr int compiled_size(int size) {
 constexpr int round_up(int n, int m) { return ceil_div(n, m) * m; }
 
 // The weights of the compiled size K, the caller's filter centred in it and padded with zeros.
-// __device__ rather than __constant__: the kernels copy them into shared memory or registers
-// once per block, each thread a different weight, which the constant cache would serialize; and
-// 03's measurements show many blocks sweeping a 2.5 KB __constant__ array at their own pace
-// missing in the constant cache.
-__device__ float g_weights[kMaxWeights];     // K(dx, dy) = g_weights[(dy + R) * K + (dx + R)]
-__device__ float g_row[kMaxFilterSize];      // the separable factors, padded the same way
-__device__ float g_column[kMaxFilterSize];
+// __device__ rather than __constant__: the direct kernel copies them into shared memory once per
+// block, each thread a different weight, which the constant cache would serialize; and 03's
+// measurements show many blocks sweeping a 2.5 KB __constant__ array at their own pace missing in
+// the constant cache.
+__device__ float g_weights[kMaxWeights];  // K(dx, dy) = g_weights[(dy + R) * K + (dx + R)]
+// The separable factors, padded the same way, are __constant__: 200 bytes that stay in the
+// constant cache, read by every lane at the same index (a broadcast), so each FMA of the unrolled
+// tap loops takes its weight straight from the constant bank and no register holds one.
+__constant__ float c_row[kMaxFilterSize];
+__constant__ float c_column[kMaxFilterSize];
 
 // The shape of a block's staged input for a filter of size K. Shared column c of the tile holds
 // in~(xa + c, .), with xa = x0 - R - kOff, x0 the block's first output column (a multiple of
@@ -106,6 +139,36 @@ struct Shape {
     static constexpr int kGroups = kPitch / kVec;                              // float4s per tile row
     static constexpr int kSpan = round_up(kOff + kOutX + 2 * kRadius, kVec);   // floats a thread reads per row
     static_assert(kThreadsX * kOutX - kOutX + kSpan == kPitch, "the last thread's reads end at the tile's edge");
+};
+
+// The separable kernel's shared memory for a filter of size K (dynamic: past the 48 KB of static
+// shared memory at k = 25). Two input tiles of 32 rows, each row the kGroups float4s of Shape<K>,
+// then the ring of row sums.
+template <int K>
+struct SeparableShape {
+    using S = Shape<K>;
+    static constexpr int kRadius = S::kRadius;
+    static constexpr int kHalo = 2 * kRadius;
+    // Row pass: a thread's 16 sums read kSpan floats of its tile row from shared column 16 g.
+    static constexpr int kSpan = round_up(S::kOff + kRowOutX + kHalo, kVec);
+    // Tile rows an odd number of float4s apart: the 8 lanes of a 16-byte access read one column of
+    // 8 consecutive rows, which then start in 8 different groups of 4 banks (no conflict).
+    static constexpr int kTilePitch = (S::kGroups | 1) * kVec;
+    static constexpr int kTileFloats = kTileH * kTilePitch;
+    // Ring rows likewise (the row pass stores one column of 8 rows at a time): 128 floats and one
+    // float4 of padding. The column pass's lanes read 64 consecutive floats of a row: no conflict.
+    static constexpr int kSumPitch = kTileW + kVec;
+    // The ring holds the chunk's 32 rows of sums and the 2R above it, in whole segments of 8 rows
+    // (a column-pass thread's outputs), so a thread's rows wrap only at a segment's edge.
+    static constexpr int kRingRows = round_up(kTileH + kHalo, kColOutY);
+    static constexpr int kRingSegments = kRingRows / kColOutY;
+    static constexpr int kColumnRows = kColOutY + kHalo;  // ring rows a column-pass thread reads (32 at k = 25)
+    static constexpr int kColumnSegments = ceil_div(kColumnRows, kColOutY);
+    static constexpr int kSharedFloats = kTileBuffers * kTileFloats + kRingRows * kSumPitch;
+    static constexpr std::size_t kSharedBytes = sizeof(float) * kSharedFloats;
+    static_assert((kRowGroups - 1) * kRowOutX + kSpan == S::kPitch, "the last thread's reads end at the tile's edge");
+    static_assert(kHalo <= kTileH, "the prologue stages the halo above a strip as one chunk");
+    static_assert(kColumnSegments <= kRingSegments, "a column-pass thread's rows never wrap onto themselves");
 };
 
 __device__ float4 load4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
@@ -151,12 +214,13 @@ __device__ void stage(float* tile, int rows, Input in, int xa, int ya, Border bo
     }
 }
 
-// A thread's kSpan inputs of one tile row, from shared column 4 * tx: kSpan / 4 aligned LDS.128;
-// the 32 lanes of a warp read 512 contiguous bytes per instruction, so no bank conflicts.
-template <int K>
-__device__ void read_span(const float* row, float (&v)[Shape<K>::kSpan]) {
+// N consecutive floats of a tile row into registers, from an aligned address: N / 4 LDS.128. The
+// direct kernel's 32 lanes read 512 contiguous bytes per instruction, so no bank conflicts.
+template <int N>
+__device__ void read_span(const float* row, float (&v)[N]) {
+    static_assert(N % kVec == 0, "whole float4s");
 #pragma unroll
-    for (int q = 0; q < Shape<K>::kSpan / kVec; ++q) {
+    for (int q = 0; q < N / kVec; ++q) {
         const float4 f = reinterpret_cast<const float4*>(row)[q];
         v[q * kVec] = f.x;
         v[q * kVec + 1] = f.y;
@@ -228,7 +292,7 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(Input in, Output out, 
 #pragma unroll
             for (int j = 0; j < kOutY; ++j) {
                 float v[S::kSpan];
-                read_span<K>(patch + (j + dy) * S::kPitch, v);
+                read_span(patch + (j + dy) * S::kPitch, v);
 #pragma unroll
                 for (int dx = 0; dx < K; ++dx)
 #pragma unroll
@@ -249,140 +313,244 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(Input in, Output out, 
 
 // ---- Separable: out(x, y) = clamp(sum over dy of column[dy] * t(x, y + dy)),
 //      t(x, y') = sum over dx of row[dx] * in~(x + dx, y') ----------------------------------------
-// Block (bx, by) walks the strip of rows ys .. ys + strip_rows - 1, 32 rows (a chunk) at a time.
-// `sums` row b holds t(x0 .. x0 + 127, yb - R + b) for the chunk starting at row yb: rows 0 ..
-// 2R - 1 are the halo above the chunk (computed by the previous chunk, or by the prologue), rows
-// 2R .. 2R + 31 the chunk's own input rows yb + R ... Each t is computed once per strip, not once
-// per output row that needs it (2R / strip_rows extra), and never written to global memory.
+
+// Starts copying tile rows 0 .. rows - 1 (rows <= 32) of a separable tile, tile(c, t) =
+// in~(xa + c, ya + t) with the border applied, and returns without waiting: cp.async moves the
+// data from global to shared memory on its own, no register holds it, and the caller waits for
+// this thread's copies with __pipeline_wait_prior, then for everyone's with a barrier. Warp w
+// copies tile rows w, w + 8, ...; lane l the float4s l and l + 32 of each. A block whose tile lies
+// inside an aligned image copies 16-byte float4s and nothing else (one 64-bit add per row for the
+// address); the others (a thin frame of the image, or an unaligned view) find each row's source
+// through border_index, copy the float4s that lie inside an aligned image whole and the rest
+// float by float, and store the zeros of the zero border directly.
 template <int K>
-__global__ void __launch_bounds__(kThreads) separable_kernel(Input in, Output out, Border border, bool in_aligned,
-                                                             bool out_aligned, int strip_rows) {
+__device__ void stage_async(float* tile, int rows, Input in, int xa, int ya, Border border, bool aligned) {
     using S = Shape<K>;
-    constexpr int R = S::kRadius;
-    constexpr int kHalo = 2 * R;
-    constexpr int kSumRows = kTileH + kHalo;
-    static_assert(kHalo <= kTileH, "the prologue stages the top halo as one chunk, and the copy-down's "
-                                   "source and destination rows must not overlap");
-    __shared__ __align__(16) float tile[kTileH * S::kPitch];  // one chunk's input rows, with the x halo
-    __shared__ __align__(16) float sums[kSumRows * kTileW];   // row sums: the halo above, then the chunk
-
-    // The factors in registers for the whole kernel: every lane reads the same address (one
-    // broadcast load each), and the unrolled tap loops then use them as FMA operands.
-    float row_w[K], column_w[K];
+    using P = SeparableShape<K>;
+    constexpr int kLaneSteps = ceil_div(S::kGroups, kWarpSize);
+    constexpr int kWarpRows = kTileH / kThreadsY;  // tile rows per warp, at most
+    const int lane = threadIdx.x, first = threadIdx.y;
+    float* dst = tile + first * P::kTilePitch + lane * kVec;
+    const bool inside =
+        aligned && xa >= 0 && xa + S::kPitch <= in.width && ya >= 0 && ya + rows <= in.height;  // block-uniform
+    if (inside) {
+        std::size_t src = static_cast<std::size_t>(ya + first) * in.pitch + xa + lane * kVec;  // an index of in.data
 #pragma unroll
-    for (int d = 0; d < K; ++d) {
-        row_w[d] = g_row[d];
-        column_w[d] = g_column[d];
+        for (int r = 0; r < kWarpRows; ++r, src += kThreadsY * in.pitch, dst += kThreadsY * P::kTilePitch)
+            if (first + r * kThreadsY < rows)
+#pragma unroll
+                for (int q = 0; q < kLaneSteps; ++q)
+                    if (lane + q * kWarpSize < S::kGroups)
+                        __pipeline_memcpy_async(dst + q * kWarpSize * kVec, in.data + src + q * kWarpSize * kVec,
+                                                sizeof(float4));
+        return;
     }
-
-    const int x0 = blockIdx.x * kTileW;
-    const int xa = x0 - R - S::kOff;
-    const int x = x0 + threadIdx.x * kOutX;
-
-    // The row pass for `rows` (<= 32) input rows from image row `first`, into sums rows dst ..:
-    // thread row ty takes tile rows ty, ty + 8, ...; a thread's 4 sums are one float4 store, the
-    // warp's 512 contiguous bytes.
-    auto row_pass = [&](int first, int rows, int dst) {
-        stage<K, kTileH>(tile, rows, in, xa, first, border, in_aligned);
-        // Read-after-write: a thread's span reaches columns that its neighbours staged.
-        __syncthreads();
-        for (int t = threadIdx.y; t < rows; t += kThreadsY) {
-            float v[S::kSpan];
-            read_span<K>(tile + t * S::kPitch + threadIdx.x * kOutX, v);
-            float s[kOutX] = {};
+#pragma unroll 1  // the image's frame only: kept small, out of the instruction cache's way
+    for (int r = 0; r < kWarpRows; ++r, dst += kThreadsY * P::kTilePitch) {
+        const int t = first + r * kThreadsY;
+        if (t >= rows) break;
+        const int sy = border_index(ya + t, in.height, border);  // -1: a row of the zero border
 #pragma unroll
-            for (int dx = 0; dx < K; ++dx)
+        for (int q = 0; q < kLaneSteps; ++q) {
+            const int x = xa + (lane + q * kWarpSize) * kVec;
+            float* d = dst + q * kWarpSize * kVec;
+            if (lane + q * kWarpSize >= S::kGroups) break;
+            if (sy < 0) {
+                *reinterpret_cast<float4*>(d) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            } else if (aligned && x >= 0 && x + kVec <= in.width) {
+                __pipeline_memcpy_async(d, in.row(sy) + x, sizeof(float4));
+            } else {
 #pragma unroll
-                for (int p = 0; p < kOutX; ++p) s[p] = fmaf(row_w[dx], v[S::kOff + p + dx], s[p]);
-            // Not clamped: the column pass sums these signed, unbounded values (Sobel's are negative).
-            reinterpret_cast<float4*>(sums + (dst + t) * kTileW)[threadIdx.x] = make_float4(s[0], s[1], s[2], s[3]);
+                for (int j = 0; j < kVec; ++j) {
+                    const int sx = border_index(x + j, in.width, border);
+                    if (sx < 0)
+                        d[j] = 0.0f;
+                    else
+                        __pipeline_memcpy_async(d + j, in.row(sy) + sx, sizeof(float));
+                }
+            }
         }
+    }
+}
+
+// Block (bx, by) walks the strip of rows ys .. ys + strip_rows - 1, 32 rows (a chunk) at a time.
+// Chunk c (rows yb = ys + 32c ..) needs the row sums t(., yb - R .. yb + 31 + R): the 2R rows
+// above it, which the chunk before it computed (or, for the first, the strip's prologue), and 32
+// new rows yb + R .., which it computes from its input rows in~(., yb + R ..), staged in tile
+// buffer (c + 1) % 2. The ring stores t(., y) at ring row (y - ys + R) mod kRingRows, so chunk c
+// reads ring rows 32c .. 32c + 31 + 2R (mod kRingRows) and writes 32c + 2R .. 32c + 2R + 31.
+// Per chunk: wait for its tile, barrier, start the next chunk's copies into the other buffer,
+// row pass, barrier, column pass. Each t is computed once per strip, never written to global
+// memory, and the loads of chunk c + 1 run under the sums of chunk c.
+template <int K>
+__global__ void __launch_bounds__(kThreads, kSeparableBlocksPerSm)
+    separable_kernel(Input in, Output out, Border border, bool in_aligned, bool out_aligned, int strip_rows) {
+    using P = SeparableShape<K>;
+    constexpr int R = P::kRadius;
+    constexpr int kHalo = P::kHalo;
+    static_assert(K >= kMinSeparableSize, "smaller filters take the direct kernel");
+    extern __shared__ __align__(16) float shared[];  // the tile buffers, then the ring
+    float* const ring = shared + kTileBuffers * P::kTileFloats;
+
+    const int tid = threadIdx.y * kThreadsX + threadIdx.x;
+    const int x0 = blockIdx.x * kTileW;
+    const int xa = x0 - R - P::S::kOff;
+    // Row pass: 8 consecutive lanes take 8 consecutive rows at the same 16 columns (conflict-free
+    // with the odd pitches above); a warp covers 8 rows x 64 columns, the block the 32 rows.
+    const int row_t = tid % kPhaseLanes + tid / (kPhaseLanes * kRowGroups) * kPhaseLanes;
+    const int row_g = tid / kPhaseLanes % kRowGroups;
+    // Column pass: a warp takes 64 consecutive columns, two a lane (256-byte reads and stores),
+    // and 8 rows.
+    const int col_x = tid % kColThreadsX * kColOutX;
+    const int col_g = tid / kColThreadsX;
+
+    // The row pass over `rows` tile rows into the ring from ring row `first` on (mod kRingRows):
+    // thread (row_t, row_g) the 16 sums t(x0 + 16 row_g .., row_t), from kSpan floats (10 LDS.128
+    // at k = 25 for 400 FMAs). Not clamped: the column pass sums these signed, unbounded values
+    // (Sobel's are negative).
+    auto row_pass = [&](const float* tile, int rows, int first) {
+        if (row_t >= rows) return;
+        float v[P::kSpan];
+        read_span(tile + row_t * P::kTilePitch + row_g * kRowOutX, v);
+        float s[kRowOutX] = {};
+#pragma unroll
+        for (int dx = 0; dx < K; ++dx)
+#pragma unroll
+            for (int p = 0; p < kRowOutX; ++p) s[p] = fmaf(c_row[dx], v[P::S::kOff + p + dx], s[p]);
+        int r = first + row_t;
+        if (r >= P::kRingRows) r -= P::kRingRows;  // first < kRingRows and row_t < 32 <= kRingRows
+        float4* dst = reinterpret_cast<float4*>(ring + r * P::kSumPitch + row_g * kRowOutX);
+#pragma unroll
+        for (int q = 0; q < kRowOutX / kVec; ++q)
+            dst[q] = make_float4(s[q * kVec], s[q * kVec + 1], s[q * kVec + 2], s[q * kVec + 3]);
+    };
+
+    // The column pass of the chunk at image row yb, whose rows start at ring row `base` (a
+    // multiple of 8): thread (col_x, col_g) the 2 x 8 outputs out(x0 + col_x .., yb + 8 col_g ..),
+    // from 8 + 2R ring rows, one LDS.64 each feeding up to 16 FMAs (32 LDS.64 for 400 FMAs at
+    // k = 25). Its rows are whole ring segments, so it finds each segment once and reads the rows
+    // in it at fixed offsets.
+    auto column_pass = [&](int base, int yb, int ye) {
+        const int x = x0 + col_x, y = yb + col_g * kColOutY;
+        if (x >= out.width || y >= ye) return;  // no barrier below: threads may leave
+        const float* segment[P::kColumnSegments];
+#pragma unroll
+        for (int s = 0; s < P::kColumnSegments; ++s)
+            segment[s] = ring + (base / kColOutY + col_g + s) % P::kRingSegments * kColOutY * P::kSumPitch + col_x;
+        float acc[kColOutY][kColOutX] = {};
+#pragma unroll
+        for (int i = 0; i < P::kColumnRows; ++i) {
+            const float2 f = *reinterpret_cast<const float2*>(segment[i / kColOutY] + i % kColOutY * P::kSumPitch);
+            const float v[kColOutX] = {f.x, f.y};
+#pragma unroll
+            for (int j = 0; j < kColOutY; ++j) {
+                const int d = i - j;  // this row's tap for output row j: known at compile time
+                if (d >= 0 && d < K)
+#pragma unroll
+                    for (int p = 0; p < kColOutX; ++p) acc[j][p] = fmaf(c_column[d], v[p], acc[j][p]);
+            }
+        }
+        // One address, then a step of one pitch per row (not an index computation per store); a
+        // float2 per row where the view allows it, else float by float (never past the width).
+        const int n = min(kColOutY, ye - y);
+        float* dst = out.row(y) + x;
+        if (out_aligned && x + kColOutX <= out.width) {
+#pragma unroll
+            for (int j = 0; j < kColOutY; ++j, dst += out.pitch)
+                if (j < n)
+                    *reinterpret_cast<float2*>(dst) = make_float2(clamp_pixel(acc[j][0]), clamp_pixel(acc[j][1]));
+            return;
+        }
+#pragma unroll
+        for (int j = 0; j < kColOutY; ++j, dst += out.pitch)
+#pragma unroll
+            for (int p = 0; p < kColOutX; ++p)
+                if (j < n && x + p < out.width) dst[p] = clamp_pixel(acc[j][p]);
     };
 
     // Uniform across the block (ys, ye and yb depend on blockIdx only): every thread meets every barrier.
     for (int ys = blockIdx.y * strip_rows; ys < in.height; ys += gridDim.y * strip_rows) {
         const int ye = min(ys + strip_rows, in.height);
-        if (kHalo > 0) {
-            row_pass(ys - R, kHalo, 0);  // the halo above the strip's first chunk
-            // Write-after-read: the first chunk stages its rows over the tile this pass read.
+        // The prologue: the 2R rows above the strip into buffer 0, its first chunk into buffer 1.
+        // Both buffers are free: the previous strip's last row passes ended before its last barrier.
+        stage_async<K>(shared, kHalo, in, xa, ys - R, border, in_aligned);
+        __pipeline_commit();
+        stage_async<K>(shared + P::kTileFloats, kTileH, in, xa, ys + R, border, in_aligned);
+        __pipeline_commit();
+        __pipeline_wait_prior(1);  // this thread's halo copies have landed (the first chunk may not have)
+        // Read-after-write: the row pass reads tile rows other threads copied. Write-after-read:
+        // it overwrites ring rows the previous strip's last column pass read.
+        __syncthreads();
+        row_pass(shared, kHalo, 0);
+        int base = 0;  // the chunk's first ring row: 32c mod kRingRows
+        for (int yb = ys, c = 0; yb < ye; yb += kTileH, ++c) {
+            __pipeline_wait_prior(0);  // this thread's copies of chunk c have landed
+            // Read-after-write: chunk c's tile (other threads' copies) and the ring rows above it.
+            // Write-after-read: every thread is done with the row pass of chunk c - 1 (the buffer
+            // the copies below overwrite) and with the column pass of chunk c - 1 (ring rows the
+            // row pass below overwrites).
             __syncthreads();
-        }
-        for (int yb = ys; yb < ye; yb += kTileH) {
-            row_pass(yb + R, kTileH, kHalo);
-            // Read-after-write: the column pass reads row sums of every warp.
+            if (yb + kTileH < ye)
+                stage_async<K>(shared + (c % kTileBuffers) * P::kTileFloats, kTileH, in, xa, yb + kTileH + R, border,
+                               in_aligned);
+            __pipeline_commit();  // one group per chunk (empty after the last one)
+            const int first = base + kHalo < P::kRingRows ? base + kHalo : base + kHalo - P::kRingRows;
+            row_pass(shared + (c + 1) % kTileBuffers * P::kTileFloats, kTileH, first);
+            // Read-after-write: the column pass reads the row sums of every thread.
             __syncthreads();
-            // The column pass: thread (tx, ty) the 4 x 4 patch at x, yb + 4 ty. Each float4 of
-            // sums read (one LDS.128, the warp's 512 contiguous bytes) feeds up to 16 FMAs.
-            float acc[kOutY][kOutX] = {};
-            const float* column = sums + threadIdx.y * kOutY * kTileW + threadIdx.x * kOutX;
-#pragma unroll
-            for (int i = 0; i < kOutY + kHalo; ++i) {
-                const float4 f = reinterpret_cast<const float4*>(column + i * kTileW)[0];
-                const float v[kOutX] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-                for (int j = 0; j < kOutY; ++j) {
-                    const int d = i - j;  // this row's tap for output row j: known at compile time
-                    if (d >= 0 && d < K)
-#pragma unroll
-                        for (int p = 0; p < kOutX; ++p) acc[j][p] = fmaf(column_w[d], v[p], acc[j][p]);
-                }
-            }
-            if (x < out.width)
-#pragma unroll
-                for (int j = 0; j < kOutY; ++j) {
-                    const int y = yb + threadIdx.y * kOutY + j;
-                    if (y < ye) store_row(out, x, y, acc[j], out_aligned);
-                }
-            if (kHalo > 0) {
-                // Write-after-read: the copy-down below overwrites halo rows the column pass reads.
-                __syncthreads();
-                // The last 2R rows of sums are the next chunk's halo above. No barrier after it:
-                // the next chunk's stage writes only `tile`, and the barrier after that stage
-                // orders this copy before the row pass writes sums rows 2R .. and the column
-                // pass reads rows 0 .. 2R - 1.
-                for (int i = threadIdx.y * kThreadsX + threadIdx.x; i < kHalo * kTileW / kVec; i += kThreads)
-                    reinterpret_cast<float4*>(sums)[i] = reinterpret_cast<const float4*>(sums + kTileH * kTileW)[i];
-            } else {
-                // Write-after-read (k = 1): the next chunk's row pass overwrites the sums read here.
-                __syncthreads();
-            }
+            column_pass(base, yb, ye);
+            base = base + kTileH < P::kRingRows ? base + kTileH : base + kTileH - P::kRingRows;
         }
     }
 }
 
-template <class T>
-bool aligned16(View<T> v) {
-    constexpr std::size_t kBytes = 16;
+// Whether every row of the view starts on a kBytes boundary (kBytes-wide accesses are then aligned).
+template <std::size_t kBytes, class T>
+bool aligned(View<T> v) {
     return reinterpret_cast<std::uintptr_t>(v.data) % kBytes == 0 && v.pitch * sizeof(T) % kBytes == 0;
 }
 
 // Separable strips: as tall as kMaxChunksPerStrip chunks, shorter when the image has too few of
-// them to give every SM kResidentBlocksPerSm blocks (taller strips recompute fewer halo rows,
-// shorter ones leave fewer SMs idle).
-int strip_rows_for(int width, int height) {
-    int device = 0, sms = 0;
+// them to give every resident block (`resident` on the whole GPU) a strip (taller strips
+// recompute fewer halo rows, shorter ones leave fewer SMs idle); the blocks then come in waves.
+int strip_rows_for(int width, int height, int resident) {
+    const long long columns = ceil_div(width, kTileW);
+    const long long chunks = ceil_div(height, kTileH);
+    const long long wanted_strips = ceil_div(static_cast<long long>(resident), columns);
+    const long long per_strip = std::clamp<long long>(chunks / wanted_strips, 1, kMaxChunksPerStrip);
+    return static_cast<int>(per_strip) * kTileH;
+}
+
+// Launches the separable kernel; false when the GPU cannot give a block its shared memory (the
+// caller then runs the direct kernel).
+template <int K>
+bool launch_separable(Input in, Output out, Border border, GpuContext& ctx) {
+    constexpr std::size_t kBytes = SeparableShape<K>::kSharedBytes;
+    int device = 0, sms = 0, max_shared = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const long long chunks = ceil_div(height, kTileH);
-    const long long columns = ceil_div(width, kTileW);
-    const long long wanted_strips = ceil_div(static_cast<long long>(kResidentBlocksPerSm) * std::max(sms, 1), columns);
-    const long long per_strip = std::clamp<long long>(chunks / std::max(wanted_strips, 1LL), 1, kMaxChunksPerStrip);
-    return static_cast<int>(per_strip) * kTileH;
+    CUDA_CHECK(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (kBytes > static_cast<std::size_t>(max_shared)) return false;
+    // Past 48 KB a kernel must ask for its dynamic shared memory.
+    CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kBytes)));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, separable_kernel<K>, kThreads, kBytes));
+    const int strip_rows = strip_rows_for(in.width, in.height, std::max(per_sm, 1) * std::max(sms, 1));
+    const dim3 grid(ceil_div(in.width, kTileW), std::min(ceil_div(in.height, strip_rows), kMaxGridY));
+    separable_kernel<K><<<grid, dim3(kThreadsX, kThreadsY), kBytes, ctx.stream>>>(
+        in, out, border, aligned<sizeof(float4)>(in), aligned<sizeof(float2)>(out), strip_rows);
+    CUDA_CHECK(cudaGetLastError());
+    return true;
 }
 
 template <int K>
 void launch(Input in, Output out, bool separable, Border border, GpuContext& ctx) {
-    const bool in_aligned = aligned16(in), out_aligned = aligned16(out);
-    const int columns = ceil_div(in.width, kTileW);
-    if (separable && K >= kMinSeparableSize) {
-        const int strip_rows = strip_rows_for(in.width, in.height);
-        const dim3 grid(columns, std::min(ceil_div(in.height, strip_rows), kMaxGridY));
-        separable_kernel<K><<<grid, dim3(kThreadsX, kThreadsY), 0, ctx.stream>>>(in, out, border, in_aligned,
-                                                                                out_aligned, strip_rows);
-    } else {
-        const dim3 grid(columns, std::min(ceil_div(in.height, kTileH), kMaxGridY));
-        direct_kernel<K><<<grid, dim3(kThreadsX, kThreadsY), 0, ctx.stream>>>(in, out, border, in_aligned, out_aligned);
-    }
+    if constexpr (K >= kMinSeparableSize)
+        if (separable && launch_separable<K>(in, out, border, ctx)) return;
+    const dim3 grid(ceil_div(in.width, kTileW), std::min(ceil_div(in.height, kTileH), kMaxGridY));
+    direct_kernel<K><<<grid, dim3(kThreadsX, kThreadsY), 0, ctx.stream>>>(in, out, border, aligned<sizeof(float4)>(in),
+                                                                          aligned<sizeof(float4)>(out));
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -414,9 +582,9 @@ void set_weights_expert(const float* weights, const float* row, const float* col
         std::array<float, kMaxFilterSize> r{}, c{};
         std::copy(row, row + size, r.begin() + pad);
         std::copy(column, column + size, c.begin() + pad);
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(g_row, r.data(), sizeof(float) * k, 0, cudaMemcpyHostToDevice, ctx.stream));
+        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, r.data(), sizeof(float) * k, 0, cudaMemcpyHostToDevice, ctx.stream));
         CUDA_CHECK(
-            cudaMemcpyToSymbolAsync(g_column, c.data(), sizeof(float) * k, 0, cudaMemcpyHostToDevice, ctx.stream));
+            cudaMemcpyToSymbolAsync(c_column, c.data(), sizeof(float) * k, 0, cudaMemcpyHostToDevice, ctx.stream));
     }
 }
 

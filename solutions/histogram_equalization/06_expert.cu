@@ -1,11 +1,20 @@
 // 06 — Expert: the whole equalization near the memory floor (optional challenge)
 // Changes vs 03 + 04 + 05: the building blocks become three kernels written for 8192^2 images:
 //   1. histogram: 16-byte loads, 16 pixels per load, four loads in flight per thread, one wave of
-//      blocks striding over the image. A block keeps 32 copies of the histogram in shared memory,
-//      one per lane index, laid out so that lane l's counters are all in bank l: no two lanes of
-//      an atomic instruction ever share a bank, so uniform noise has no bank conflicts, and a
-//      90%-white or one-valued image no contention on one counter: every pattern costs the same,
-//      about what the loads alone cost. One merge into the global histogram per block.
+//      blocks striding over the image's whole 16-pixel vectors (the ragged end of each row after).
+//      A block keeps 64 copies of the histogram in shared memory, two sets of one per lane index,
+//      laid out so that lane l's counters are all in bank l: no two lanes of an atomic
+//      instruction ever share a bank, so uniform noise has no bank conflicts, and a 90%-white or
+//      one-valued image no contention on one counter: every pattern costs the same. A bin's 64
+//      counters span 256 bytes, so the byte offset of a pixel's counter is the pixel in byte 1
+//      and lane * 4 in byte 0: one byte permute (PRMT) builds it, and a pixel costs one ALU
+//      instruction and one shared atomic. Why: Nsight Compute on the earlier version (32 copies,
+//      128-byte rows: a shift, two masks and an add to each address, and a 64-bit multiply to each
+//      vector's) counted 8.8 instructions a pixel, its ALU pipe the busiest at 67% and DRAM at
+//      54%: instructions, not the shared atomics (memory pipes 30% busy) nor the loads, were its
+//      limit. The walk now steps a byte offset (an add and a compare a vector), and each thread's
+//      first loads are in flight while its block zeroes the counters. One merge into the global
+//      histogram per block.
 //   2. LUT: one block of 256 threads scans the 256 bins with warp shuffles (04's scan without its
 //      log2(256) barriers) and normalizes in the same kernel (05's normalize), in 64-bit.
 //   3. map: 16-byte loads and stores, the LUT in shared memory, and the image walked backwards:
@@ -14,19 +23,25 @@
 // Cost: 1 B/px read (histogram) + 1 B/px read and 1 B/px written (map): 3 B/px, the floor of any
 //   two-pass method (the contract's min_bytes_per_pixel), less what the map reads from L2. Besides
 //   the pixels: 1 KiB of histogram and 256 B of LUT, 256 global atomics per histogram block (one
-//   wave: a few hundred blocks). Per pixel: a byte extract, an address and one shared atomic.
-//   Shared memory: 32 KiB of counters per histogram block, 256 B of LUT per map block.
-//   Measured on an H100 at 8192^2 by the grader (docs/results.md): 0.086 ms on noise, on the
-//   90%-white image and on one value alike, 78% of copy bandwidth on 3 B/px; the histogram stage
-//   (with its memset) at 63% of copy on 1 B/px, about 35 us; LUT 4 + 1 us; the map at 100% of
-//   copy on 2 B/px (part of its reads hit L2).
-// Limits: memory-bound at 8192^2 (one memset and three launches: a few microseconds of launch
-//   gaps, which is what small images measure). Views that are not 16-byte aligned (data or pitch)
+//   wave: a few hundred blocks). Per pixel: a PRMT and one shared atomic; per 16-pixel vector
+//   about a dozen instructions of walk and load besides. Shared memory: 64 KiB of counters per
+//   histogram block (3 blocks of 512 threads an SM, as registers allow), 256 B of LUT per map block.
+//   Measured on an H100 at 8192^2 by the grader (docs/results.md), kernels only: 0.080 ms on
+//   noise, on the 90%-white image and on one value alike (the earlier histogram: 0.086 ms), 84%
+//   of copy bandwidth on 3 B/px; the histogram stage, memset and launch included, 30.1 to 30.2 us
+//   (earlier: 35 us), 74% of copy on 1 B/px; LUT 4 + 1 us; the map at 100% of copy on 2 B/px
+//   (part of its reads hit L2).
+// Limits: memory-bound at 8192^2, with one memset and three launches: a few microseconds of
+//   launch gaps, which is what small images measure. Hiding the memset behind the histogram
+//   kernel with programmatic dependent launch (a zeroing kernel that lets the histogram kernel
+//   start at once, which waits for it only before its merge) measured 30.0 to 30.8 us in the same
+//   call: no gain, so the memset stays. Views that are not 16-byte aligned (data or pitch)
 //   are read and written byte by byte, as is the ragged end of each row (its last width % 16
 //   pixels); images up to 2^32 - 1 pixels (uint32 counters).
 // Ref: Gómez-Luna et al. 2013, "An optimized approach to histogram computation on GPU" (replicated
 //   sub-histograms, one per bank); PMPP 4th ed., ch. 9 (privatization, aggregation, coarsening);
-//   NVIDIA, "CUDA C++ Best Practices Guide" (128-bit accesses, grid-stride loops, one wave).
+//   NVIDIA, "CUDA C++ Best Practices Guide" (128-bit accesses, grid-stride loops, one wave);
+//   NVIDIA, "PTX ISA" (prmt: the byte permute behind __byte_perm).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -50,14 +65,19 @@ constexpr int kVectorWords = kVectorBytes / kBytesPerWord;     // 4
 constexpr int kBitsPerByte = 8;
 constexpr u32 kByteMask = 0xffu;
 constexpr int kBatch = 4;                // uint4 loads a thread issues before it uses the first: 64 B in flight
-constexpr int kHistogramThreads = 512;   // 32 KiB of counters shared by 16 warps; at 40 registers, 3 blocks fit an SM
-                                         // (forcing 32 registers for a 4th measured no faster)
-constexpr int kCopies = kWarpSize;       // histogram copies per block: one per lane index, one per bank
-constexpr int kCounters = kLevels * kCopies;                   // 8192 uint32: 32 KiB
+constexpr int kHistogramThreads = 512;   // 64 KiB of counters shared by 16 warps; at 40 registers, 3 blocks fit an SM
+constexpr int kCopies = kWarpSize;       // copies per set: one per lane index, one per bank
+constexpr int kSets = 2;                 // sets of copies: even pixels of a vector count into one, odd into the other
+constexpr int kRowWords = kSets * kCopies;                     // a bin's counters: 64 words
+constexpr int kRowBytes = kRowWords * static_cast<int>(sizeof(u32));
+constexpr int kCounters = kLevels * kRowWords;                 // 16384 uint32
+constexpr int kCounterBytes = kCounters * static_cast<int>(sizeof(u32));  // 64 KiB: dynamic shared memory
 constexpr int kMapThreads = 256;
 constexpr int kLutThreads = kLevels;     // one thread per bin
 constexpr int kLutWarps = kLutThreads / kWarpSize;
 static_assert(kCounters % kVectorWords == 0, "the counters are zeroed 16 bytes at a time");
+static_assert(kRowBytes == 1 << kBitsPerByte, "a bin's row is 256 bytes: the pixel is its offset's second byte");
+static_assert(kCopies * sizeof(u32) <= kByteMask + 1, "a lane's byte offset in its set fits the offset's first byte");
 static_assert(kHistogramThreads >= kLevels, "the merge gives each bin one thread");
 static_assert(kLutThreads % kWarpSize == 0, "the LUT's scan is whole warps");
 
@@ -83,74 +103,137 @@ __device__ __forceinline__ uint4 load_vector(const u8* at, int n, bool packets) 
 // Pixels of the vector whose first pixel is x0 that lie inside a row of `width`.
 __device__ __forceinline__ int pixels_in_row(int x0, int width) { return min(kVectorBytes, width - x0); }
 
-// 16 pixels into the histogram: one shared atomic each, into this lane's copy (`mine`, the
-// counter of value v at mine[v * 32], always in bank `lane`). No two lanes of an atomic
-// instruction ever touch one bank, let alone one counter, so a skewed or a one-valued image costs
-// what noise costs: the contention that remains is between warps, whose instructions the shared
-// memory applies one after the other anyway. (Counting pixels equal to a "hot" value in a
-// register first, to skip their atomics, measured 25 to 35% slower on noise and on the skewed
-// image and no faster on one value: its per-pixel branch costs more than the conflict-free atomic
+// __byte_perm(x, y, s)'s selector: byte i of the result is byte b_i of the 8 bytes of x (0..3)
+// and y (4..7), b_i the i-th 4-bit field of s.
+constexpr u32 byte_selector(u32 b0, u32 b1, u32 b2, u32 b3) {
+    constexpr int kFieldBits = 4;
+    return b0 | b1 << kFieldBits | b2 << (2 * kFieldBits) | b3 << (3 * kFieldBits);
+}
+
+// The byte offset of the counter of pixel `byte` (0..3) of `word` in set 0 for the lane whose
+// counters are lane_bytes (lane * 4, < 256) into a row: pixel * 256 + lane_bytes, built by one
+// byte permute (PRMT): byte 0 from lane_bytes, byte 1 the pixel, bytes 2 and 3 lane_bytes' zeros.
+__device__ __forceinline__ u32 counter_offset(u32 word, int byte, u32 lane_bytes) {
+    constexpr u32 kLane = kBytesPerWord;  // lane_bytes' byte 0 (its bytes 1 and 2 are zero)
+    return __byte_perm(word, lane_bytes, byte_selector(kLane, static_cast<u32>(byte), kLane + 1, kLane + 2));
+}
+
+// Pixel k of a vector (its byte k % 4 of word k / 4) into the histogram: one shared atomic into
+// this lane's copy in set k % 2. counters[v * 64 + s * 32 + l] is in bank l for every value v
+// and set s, so no two lanes of an atomic instruction ever touch one bank, let alone one counter:
+// a skewed or a one-valued image costs what noise costs. The address is one PRMT from the pixel
+// (and the set an immediate offset): per pixel one ALU instruction and one atomic.
+__device__ __forceinline__ void count_pixel(u32* counters, const u32 (&words)[kVectorWords], int k, u32 lane_bytes) {
+    auto* row0 = reinterpret_cast<u8*>(counters + (k % kSets) * kCopies);
+    atomicAdd(reinterpret_cast<u32*>(row0 + counter_offset(words[k / kBytesPerWord], k % kBytesPerWord, lane_bytes)),
+              1u);
+}
+
+// 16 pixels into the histogram. (Counting pixels equal to a "hot" value in a register first, to
+// skip their atomics, measured 25 to 35% slower on noise and on the skewed image and no faster on
+// one value, in the earlier version: its per-pixel branch costs more than the conflict-free atomic
 // it saves.)
-__device__ __forceinline__ void count_vector(uint4 v, u32* mine) {
+__device__ __forceinline__ void count_vector(uint4 v, u32* counters, u32 lane_bytes) {
+    const u32 words[kVectorWords] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int k = 0; k < kVectorBytes; ++k) count_pixel(counters, words, k, lane_bytes);
+}
+
+// The first n < 16 pixels of a vector (the ragged end of a row).
+__device__ __forceinline__ void count_partial(uint4 v, int n, u32* counters, u32 lane_bytes) {
     const u32 words[kVectorWords] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int k = 0; k < kVectorBytes; ++k)
-        atomicAdd(mine + byte_of(words[k / kBytesPerWord], k % kBytesPerWord) * kCopies, 1u);
+        if (k < n) count_pixel(counters, words, k, lane_bytes);
 }
 
-// The first n < 16 pixels of a vector (the ragged end of a row): one atomic each.
-__device__ __forceinline__ void count_partial(uint4 v, int n, u32* mine) {
-    const u32 words[kVectorWords] = {v.x, v.y, v.z, v.w};
+// A thread's walk over the body of the image: the image is `full` = width / 16 whole vectors per
+// row (the body), plus, when width is not a multiple of 16, one partial vector of width % 16
+// pixels ending each row (the ragged column). Threads stride over the body's vectors in row
+// order, warps coalesced: thread g of T takes vectors g, g + T, g + 2T, ..., each at a constant
+// byte step from the one before, plus a row's slack (pitch - 16 * full) when the walk wraps past
+// the end of a row: a 64-bit add and a compare a vector, no multiply.
+class BodyWalk {
+public:
+    BodyWalk() = default;
+    __device__ BodyWalk(Input in, int thread, int threads)
+        : full_(in.width / kVectorBytes), step_x_(threads % full_), x_(thread % full_),
+          step_(threads / full_ * in.pitch + static_cast<std::size_t>(step_x_) * kVectorBytes),
+          slack_(in.pitch - static_cast<std::size_t>(full_) * kVectorBytes),
+          at_(thread / full_ * in.pitch + static_cast<std::size_t>(x_) * kVectorBytes) {}
+
+    // The next vector of this thread's walk.
+    __device__ uint4 next(Input in, bool packets) {
+        const uint4 v = load_vector(in.data + at_, kVectorBytes, packets);
+        at_ += step_;
+        x_ += step_x_;
+        if (x_ >= full_) {
+            x_ -= full_;
+            at_ += slack_;
+        }
+        return v;
+    }
+
+private:
+    int full_ = 0, step_x_ = 0;  // vectors: whole ones in a row, and the column step
+    int x_ = 0;                  // the next vector's column
+    std::size_t step_ = 0, slack_ = 0;
+    std::size_t at_ = 0;  // the next vector's byte offset
+};
+
+// Kernel 1: the body, then the ragged column (one partial vector a row), into the block's
+// counters; then one merge of them into the global histogram.
+__global__ void __launch_bounds__(kHistogramThreads) histogram_kernel(Input in, u32* __restrict__ hist, bool packets) {
+    // One wave of blocks: the grid's threads, and the body's vectors (at most 2^32 / 16), fit an int.
+    const int threads = static_cast<int>(gridDim.x * blockDim.x);
+    const int thread = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int body = in.width / kVectorBytes * in.height;
+    BodyWalk walk;
+    int left = 0;  // body vectors this thread has still to load
+    if (thread < body) {
+        walk = BodyWalk(in, thread, threads);
+        left = (body - 1 - thread) / threads + 1;
+    }
+    // kBatch loads, then their counting: the loads overlap each other's latency. The first batch
+    // is asked for before the counters are zeroed, which then costs nothing.
+    uint4 batch[kBatch];
 #pragma unroll
-    for (int k = 0; k < kVectorBytes; ++k)
-        if (k < n) atomicAdd(mine + byte_of(words[k / kBytesPerWord], k % kBytesPerWord) * kCopies, 1u);
-}
+    for (int j = 0; j < kBatch; ++j)
+        if (j < left) batch[j] = walk.next(in, packets);
 
-// Kernel 1. The image is walked as rows of vectors (vectors_per_row = ceil(width / 16)), vector
-// (x, y) covering pixels 16x .. 16x + 15 of row y; threads stride over them, warps coalesced.
-__global__ void __launch_bounds__(kHistogramThreads)
-    histogram_kernel(Input in, u32* __restrict__ hist, int vectors_per_row, bool packets) {
-    // counters[v * 32 + l]: pixels of value v counted by lane l of any warp of this block.
-    __shared__ __align__(16) u32 counters[kCounters];
+    // counters[v * 64 + s * 32 + l]: pixels of value v counted in set s by lane l of any warp of
+    // this block (64 KiB: dynamic shared memory, over the 48 KiB a static array may have).
+    extern __shared__ uint4 dynamic_shared[];
+    u32* counters = reinterpret_cast<u32*>(dynamic_shared);
     for (int i = threadIdx.x; i < kCounters / kVectorWords; i += blockDim.x)
-        reinterpret_cast<uint4*>(counters)[i] = uint4{0, 0, 0, 0};
+        dynamic_shared[i] = uint4{0, 0, 0, 0};
     // Every counter is zero before anyone counts into it.
     __syncthreads();
 
-    u32* mine = counters + threadIdx.x % kWarpSize;
-    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    labkit::PixelStride p(first, static_cast<long long>(gridDim.x) * blockDim.x, vectors_per_row);
-    while (p.y < in.height) {
-        // kBatch loads first, then the counting: the loads overlap each other's latency.
-        uint4 v[kBatch];
-        int n[kBatch];
+    const u32 lane_bytes = threadIdx.x % kWarpSize * sizeof(u32);
+    while (left > 0) {
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            n[j] = 0;
-            v[j] = uint4{0, 0, 0, 0};
-            if (p.y < in.height) {
-                const int x0 = p.x * kVectorBytes;
-                n[j] = pixels_in_row(x0, in.width);
-                v[j] = load_vector(in.row(p.y) + x0, n[j], packets);
-                p.next();
-            }
-        }
+        for (int j = 0; j < kBatch; ++j)
+            if (j < left) count_vector(batch[j], counters, lane_bytes);
+        left -= kBatch;
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            if (n[j] == kVectorBytes)
-                count_vector(v[j], mine);
-            else
-                count_partial(v[j], n[j], mine);
-        }
+        for (int j = 0; j < kBatch; ++j)
+            if (j < left) batch[j] = walk.next(in, packets);
     }
+    // The ragged column, a vector a row (y unsigned: y + threads passes INT_MAX on the tallest images).
+    const int full = in.width / kVectorBytes, ragged = in.width % kVectorBytes;
+    if (ragged != 0)
+        for (u32 y = thread; y < static_cast<u32>(in.height); y += threads)
+            count_partial(load_vector(in.row(static_cast<int>(y)) + full * kVectorBytes, ragged, packets), ragged,
+                          counters, lane_bytes);
     // Every thread of the block has counted before the copies are summed.
     __syncthreads();
-    // Thread v sums the 32 copies of bin v, starting at copy v % 32: the 32 lanes of a warp read
-    // 32 different banks at each step (in copy order they would all read bank i at step i).
+    // Thread v sums the 64 counters of bin v, starting at counter v % 64: the 32 lanes of a warp
+    // read 32 different banks at each step (in counter order they would all read bank i at step i).
     for (int v = threadIdx.x; v < kLevels; v += blockDim.x) {
         u32 sum = 0;
 #pragma unroll
-        for (int i = 0; i < kCopies; ++i) sum += counters[v * kCopies + (i + v) % kCopies];
+        for (int i = 0; i < kRowWords; ++i) sum += counters[v * kRowWords + (i + v) % kRowWords];
         if (sum != 0) atomicAdd(&hist[v], sum);
     }
 }
@@ -198,8 +281,9 @@ __device__ __forceinline__ uint4 map_vector(uint4 v, const u8* table) {
     return {words[0], words[1], words[2], words[3]};
 }
 
-// Kernel 3: the same walk as kernel 1, backwards (vector i is the (total - 1 - i)-th): the first
-// vectors this kernel reads are the last ones the histogram read, some of them still in L2.
+// Kernel 3: the image's vectors in row order, each row's ragged one included (vectors_per_row =
+// ceil(width / 16)), walked backwards (vector i is the (total - 1 - i)-th): the first vectors this
+// kernel reads are the last rows, which kernel 1's walk read last, some of them still in L2.
 __global__ void __launch_bounds__(kMapThreads)
     map_kernel(Input in, Output out, const u8* __restrict__ lut, int vectors_per_row, bool packets_in,
                bool packets_out) {
@@ -265,11 +349,13 @@ const Device& device() {
     if (id == d.id) return d;
     int sms = 0, histogram_per_sm = 0, map_per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
-    // 32 KiB of shared memory per histogram block: the largest carveout lets several share an SM.
+    // 64 KiB of dynamic shared memory per histogram block: allowed past the default 48 KiB, and the
+    // largest carveout lets several blocks share an SM.
+    CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kCounterBytes));
     CUDA_CHECK(cudaFuncSetAttribute(histogram_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutMaxShared));
-    CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&histogram_per_sm, histogram_kernel, kHistogramThreads, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&histogram_per_sm, histogram_kernel, kHistogramThreads,
+                                                             kCounterBytes));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&map_per_sm, map_kernel, kMapThreads, 0));
     d = {id, static_cast<long long>(std::max(sms, 1)) * std::max(histogram_per_sm, 1),
          static_cast<long long>(std::max(sms, 1)) * std::max(map_per_sm, 1)};
@@ -293,8 +379,8 @@ void histogram_equalization_expert(Input in, Output out, GpuContext& ctx) {
     // Stage 1, the histogram (the global one starts from zero: the workspace keeps old counts).
     const Device& d = device();
     CUDA_CHECK(cudaMemsetAsync(hist, 0, kLevels * sizeof(u32), ctx.stream));
-    histogram_kernel<<<grid(d.histogram_wave, kHistogramThreads, vectors), kHistogramThreads, 0, ctx.stream>>>(
-        in, hist, vectors_per_row, aligned16(in));
+    histogram_kernel<<<grid(d.histogram_wave, kHistogramThreads, vectors), kHistogramThreads, kCounterBytes,
+                       ctx.stream>>>(in, hist, aligned16(in));
     CUDA_CHECK(cudaGetLastError());
     labkit::end_stage(ctx);
 

@@ -1,19 +1,21 @@
 // CPU, OpenMP — expert tier (optional challenge): as fast as the machine's memory allows
 // Changes vs cpu_openmp: each thread counts into eight interleaved uint32 histograms, pixel x
 //   into copy x % 8: consecutive pixels of the same value (a white page, a dark sky) no longer
-//   wait on each other's increment of one counter (a store-to-load dependency per pixel), and
-//   the counters take 8 KB per thread, within L1. One parallel region does the histogram, the
-//   merge, the LUT (one thread) and the map.
+//   wait on each other's increment of one counter (a store-to-load dependency per pixel). The
+//   copies are padded by one cache line each, so the eight counters of one value lie in eight
+//   different L1 sets: unpadded, they are 1 KB apart, all in one set, and a one-valued image
+//   evicts its own counters. The counters take 8.5 KB per thread, within L1. One parallel region
+//   does the histogram, the merge, the LUT (one thread) and the map.
 // Cost: 1 B/px read for the histogram, 1 B/px read + 1 B/px written for the map, as before; per
 //   pixel a byte load and one increment, then a byte load, one table lookup and a byte store.
-//   Byte loads beat one 8-byte load per 8 pixels here: the wide load saves loads, which the load
-//   ports have to spare, and adds a shift and a mask per pixel, which the ALUs do not (measured
-//   on one core of an AMD EPYC at 4096^2: histogram 17 ms with byte loads against 24 ms packed,
-//   map 13 ms against 23 ms). The thread that takes a band of rows for the histogram takes the
-//   same band for the map, so on a multi-socket machine its rows stay in its own socket's cache
-//   and memory.
+//   Byte loads rather than one 8-byte load per 8 pixels: the wide load saves loads, which the
+//   load ports have to spare, and adds a shift and a mask per pixel (on one core of an AMD EPYC
+//   at 4096^2: histogram 17 ms with byte loads against 24 ms packed, map 13 ms against 23 ms).
+//   The thread that takes a band of rows for the histogram takes the same band for the map, so
+//   on a multi-socket machine its rows stay in its own socket's cache and memory.
 // Limits: compute-bound per core (a few instructions per pixel), memory-bound only with many
-//   cores; a thread counts at most 2^32 - 1 pixels per counter (the kit's largest image has 2^28).
+//   cores; on a shared 16-core machine its times vary by up to 2x from one run to the next, so
+//   compare it with OpenCV only within one run (docs/results.md); a thread counts at most 2^32 - 1 pixels per counter (the kit's largest image has 2^28).
 // Ref: Gonzalez & Woods, Digital Image Processing, 4th ed., section 3.3; Intel, "64 and IA-32
 //   Architectures Optimization Reference Manual" (store forwarding); OpenMP 5.x.
 #include <omp.h>
@@ -27,14 +29,15 @@
 namespace histogram_equalization {
 namespace {
 
-constexpr int kCopies = 8;  // interleaved histograms per thread: pixel x counts in copy x % kCopies
-
-using Counts = std::array<std::uint32_t, kCopies * kLevels>;
+constexpr int kCopies = 8;                          // interleaved histograms per thread: pixel x in copy x % 8
+constexpr int kCacheLineWords = 16;                 // 64 bytes of uint32
+constexpr int kStride = kLevels + kCacheLineWords;  // a copy and its padding: one value's copies in 8 L1 sets
+using Counts = std::array<std::uint32_t, kCopies * kStride>;
 
 void count_row(const std::uint8_t* row, int width, Counts& counts) {
     int x = 0;
     for (; x + kCopies <= width; x += kCopies)
-        for (int copy = 0; copy < kCopies; ++copy) ++counts[copy * kLevels + row[x + copy]];
+        for (int copy = 0; copy < kCopies; ++copy) ++counts[copy * kStride + row[x + copy]];
     for (; x < width; ++x) ++counts[row[x]];
 }
 
@@ -49,7 +52,7 @@ std::array<std::uint8_t, kLevels> lut_of(const std::vector<Counts>& counts, std:
     std::uint64_t running = 0;
     for (int v = 0; v < kLevels; ++v) {
         for (const auto& c : counts)
-            for (int copy = 0; copy < kCopies; ++copy) running += c[copy * kLevels + v];
+            for (int copy = 0; copy < kCopies; ++copy) running += c[copy * kStride + v];
         cdf[v] = running;
     }
     std::uint64_t cdf_min = 0;

@@ -41,6 +41,11 @@ IiVariant::GpuFn expert() {
         integral_image_expert(in, out, ctx);
     };
 }
+IiVariant::GpuFn expert_single_pass() {
+    return [](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
+        integral_image_expert_single_pass(in, out, ctx);
+    };
+}
 // The expert tier's other layouts: the same call shape, another contract.
 template <class Variant, class Out>
 typename Variant::GpuFn expert_layout(void (*fn)(Input, View<Out>, GpuContext&)) {
@@ -82,6 +87,8 @@ const std::vector<IiVariant>& table() {
         {"gpu-04-single-pass-s1024-b8", kSinglePass, {}, single_pass(1024, 8)},
         {"gpu-04-single-pass-s1024-b16", kSinglePass, {}, single_pass(1024, 16)},
         {"gpu-05-expert", "challenge: the whole table near the 5 B/px floor, no transposes", {}, expert()},
+        {"gpu-05-expert-single-pass", "stretch: one pass, the image read once, look-back between bands", {},
+         expert_single_pass()},
 #endif
     };
     return rows;
