@@ -36,6 +36,9 @@
          whether the flip and the anchor are right.
     CPU: OpenCV's cv2.filter2D (the k x k weights) and cv2.sepFilter2D (the 1D taps), both with
          BORDER_REFLECT_101, then np.clip; cv2.getNumThreads() is recorded.
+    CPU: OpenCV's cv2.GaussianBlur(x, (k, k), sigma, sigma, BORDER_REFLECT_101): OpenCV makes the
+         taps itself from the kit's sigma for gaussian:K; no np.clip (a Gaussian keeps 0..255, and
+         the check, of the unclamped output, would show a value outside).
     Each peer is checked on a 509x263 image with fractions against the float64 correlation
     (scipy.ndimage.correlate, mode='mirror'; numpy when scipy is missing), clamped: its largest
     error is reported, and it is `checked` within the kit's tolerance (k^2 + 2) * 2^-23 * 255 *
@@ -456,10 +459,15 @@ CHECK_SHAPE = (263, 509)  # rows x columns of the correctness check: small, odd,
 MAX_VALUE = 255.0         # the output is clamped to [0, 255]
 
 
+def gaussian_sigma(k):
+    """The sigma of the kit's gaussian:K (kit/filters.cpp): OpenCV's getGaussianKernel rule."""
+    return 0.3 * ((k - 1) * 0.5 - 1) + 0.8
+
+
 def gaussian_taps(np, k):
-    """The kit's gaussian:K (kit/filters.cpp): OpenCV's getGaussianKernel sigma rule, the taps
-    normalized in double (summed in order, as the kit does), then float32."""
-    sigma = 0.3 * ((k - 1) * 0.5 - 1) + 0.8
+    """The kit's gaussian:K: its sigma's taps normalized in double (summed in order, as the kit
+    does), then float32."""
+    sigma = gaussian_sigma(k)
     taps = [math.exp(-d * d / (2 * sigma * sigma)) for d in (float(i - k // 2) for i in range(k))]
     total = 0.0
     for t in taps:
@@ -561,18 +569,28 @@ def conv_torch(sizes, ks, runs, separable):
     return out
 
 
-def conv_opencv(sizes, ks, runs, separable):
+def conv_opencv(sizes, ks, runs, how):
+    """how: "filter2d" (the k x k weights), "sepfilter2d" (the 1D taps), both clamped by np.clip as
+    a user of a general filter would, or "gaussianblur" (OpenCV's own Gaussian from the kit's sigma)."""
     import numpy as np
     import cv2
 
-    def filt(x, case):  # OpenCV's filter2D and sepFilter2D are correlations too (no flip)
-        if separable:
+    def filt(x, case):  # OpenCV's filters are correlations too (no flip)
+        k = case["taps"].size
+        if how == "gaussianblur":
+            sigma = gaussian_sigma(k)
+            return cv2.GaussianBlur(x, (k, k), sigmaX=sigma, sigmaY=sigma, borderType=cv2.BORDER_REFLECT_101)
+        if how == "sepfilter2d":
             y = cv2.sepFilter2D(x, -1, case["taps"], case["taps"], borderType=cv2.BORDER_REFLECT_101)
         else:
             y = cv2.filter2D(x, -1, case["w2d"], borderType=cv2.BORDER_REFLECT_101)
         return np.clip(y, 0, MAX_VALUE, out=y)
 
     out = {"opencv": cv2.__version__, "threads": cv2.getNumThreads(), "ms": {}, "check": {}}
+    if how == "gaussianblur":
+        out["note"] = ("cv2.GaussianBlur(x, (k, k), sigmaX=sigmaY=0.3*((k-1)*0.5-1)+0.8, BORDER_REFLECT_101) on "
+                       "float32: OpenCV makes the taps from sigma (the kit's gaussian:K rule); timed without a "
+                       "clamp, since a Gaussian keeps 0..255 (the check is of the unclamped output)")
     for k in ks:
         case = conv_case(np, k)
         out["check"][f"k={k}"] = conv_check(np, case, filt(case["x"], case))
@@ -709,8 +727,9 @@ def main():
                  "torch_separable_gpu": lambda: conv_torch(sizes, ks, a.runs, separable=True),
                  "npp_filter_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=False),
                  "npp_row_column_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=True),
-                 "opencv_filter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, separable=False),
-                 "opencv_sepfilter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, separable=True)}
+                 "opencv_filter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, "filter2d"),
+                 "opencv_sepfilter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, "sepfilter2d"),
+                 "opencv_gaussianblur_cpu": lambda: conv_opencv(sizes, ks, a.runs, "gaussianblur")}
     else:
         patterns = ("random", "skewed")
         histogram_patterns = patterns + ("full",)  # and a single-valued image: every pixel in one bin

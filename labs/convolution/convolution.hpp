@@ -72,6 +72,12 @@ LABKIT_NOT_FOR_STUDENTS("cpu_sequential is the grader's reference and is not lin
 void cpu_sequential(Input in, Output out, const float* weights, int size, Border border);
 // cpu_openmp.cpp: the same sum, the two pixel loops collapsed and shared among `threads` threads.
 void cpu_openmp(Input in, Output out, const float* weights, int size, Border border, int threads, Schedule schedule);
+// The expert tier (optional challenge, bonus points), cpu_openmp_expert.cpp: the same contract, as
+// fast as the cores and their memory allow. As for 05 below, a separable filter also comes with
+// its factors `row` and `column` (`size` floats each); both are nullptr for any other filter,
+// which the k x k `weights` must then handle. threads >= 1.
+void cpu_openmp_expert(Input in, Output out, const float* weights, const float* row, const float* column, int size,
+                       Border border, int threads);
 
 // ---- GPU ---------------------------------------------------------------------------------------
 // `weights` below are host arrays (size * size floats, or size floats for a separable pass)

@@ -155,7 +155,8 @@ bool Convolution::applies(std::string_view variant, const Params& p) {
 double Convolution::flops_per_pixel(std::string_view variant, const Params& p) {
     constexpr double kFlopsPerFma = 2, kPasses = 2;
     const double k = p.filter.size;
-    const bool passes = variant.starts_with(kSeparablePrefix) || (variant == kExpertVariant && p.filter.separable());
+    const bool expert = variant == kExpertVariant || variant == kCpuExpertVariant;
+    const bool passes = variant.starts_with(kSeparablePrefix) || (expert && p.filter.separable());
     return passes ? kPasses * kFlopsPerFma * k : kFlopsPerFma * k * k;
 }
 

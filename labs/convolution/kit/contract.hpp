@@ -70,7 +70,7 @@ struct Convolution {
     static bool applies(std::string_view variant, const Params& p);
 
     // Read the input once, write the output once: 8 B/px. The direct sum is 2 k^2 FLOP per pixel;
-    // a row pass and a column pass, 4 k (04, and the expert tier on a separable filter).
+    // a row pass and a column pass, 4 k (04, and both expert tiers on a separable filter).
     static constexpr double min_bytes_per_pixel = 4 + 4;
     static constexpr std::array<grader::Stage, 0> stages{};
     static double flops_per_pixel(std::string_view variant, const Params& p);
@@ -91,5 +91,6 @@ struct Convolution {
 inline constexpr std::string_view kSeparablePrefix = "gpu-04-separable";
 // The expert tier (optional challenge): every filter, and a separable one on its factors (4k FLOP/px).
 inline constexpr std::string_view kExpertVariant = "gpu-05-expert";
+inline constexpr std::string_view kCpuExpertVariant = "cpu-openmp-expert";  // its OpenMP counterpart
 
 }  // namespace convolution

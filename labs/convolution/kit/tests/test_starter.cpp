@@ -13,6 +13,7 @@ TEST_CASE("every student function of Lab 3's starter is a TODO", "[convolution][
     const Output out{&result, 1, 1, 1};
     for (const Schedule s : {Schedule::static_chunks, Schedule::dynamic_chunks})
         CHECK_THROWS_AS(cpu_openmp(in, out, &weight, 1, Border::zero, 1, s), labkit::NotImplemented);
+    CHECK_THROWS_AS(cpu_openmp_expert(in, out, &weight, &weight, &weight, 1, Border::zero, 1), labkit::NotImplemented);
 #if LABKIT_HAVE_CUDA
     GpuContext ctx{};
     const Tuning t{};
