@@ -40,10 +40,8 @@ namespace histogram_equalization {
 //   many copies of the 256 counters would let every lane count into a bank of its own, whatever
 //   the values, and how much shared memory is that per block? How do the warps of a block share
 //   them, and how many blocks then fit on an SM (registers too)? Then count what a pixel costs
-//   in instructions (cuobjdump -sass, or Nsight Compute's instruction statistics): the atomic is
-//   one, but the byte extract and the address arithmetic around it can be five more, and at 16
-//   pixels a load they, not the atomics nor the loads, can set the pace. Can one instruction
-//   build the whole address (__byte_perm, and a layout whose rows are 256 bytes)?
+//   in instructions (cuobjdump -sass, or Nsight Compute's instruction statistics), the atomic
+//   and everything around it: which pipe sets the pace, and what could you take away?
 //
 // TODO(step 6d): the skewed and the single-valued images. In 03, when 29 of 32 lanes add to the
 //   same counter, the atomic serializes. There are two ways out: keep the lanes off each other's

@@ -46,7 +46,8 @@ namespace integral_image {
 //
 // TODO(step 5d): measure. The grader prints this variant's time and its % of copy bandwidth on
 //   the 5 B/px floor. Which of your kernels dominates, and what does the profiler say limits it?
-//   (Stretch: a single pass that reads the image once, with decoupled look-back between tiles.)
+//   (Stretch: a single pass that reads the image once, with decoupled look-back between bands,
+//   goes in 05_expert_single_pass.cu, step 5f, not here.)
 //
 // TODO(step 5e): the two other layouts, each graded as an exercise of its own.
 //   integral_image_expert_64: the same table in uint64, exact. At 8192^2 an all-255 image sums

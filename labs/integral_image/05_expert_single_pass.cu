@@ -32,7 +32,9 @@ namespace integral_image {
 //   thread owns which column, and where do the rows live meanwhile?). Check it first with a
 //   single band (an image at most as tall as one), where nothing comes from above.
 //
-// TODO(step 5g): the chain. Give each block its band from an atomic counter, as 04 does, and let
+// TODO(step 5g): the chain. Its counter, flags and aggregates come from ctx.workspace
+//   (Scratch::single_pass_flags, Scratch::single_pass_aggregates: see integral_image.hpp), not
+//   from cudaMalloc. Give each block its band from an atomic counter, as 04 does, and let
 //   each band, per chunk, publish its last row of the table with a flag once it is written; the
 //   band below waits for that flag. Which blocks can a block ever wait for, and why can that
 //   never deadlock, however few blocks fit on the GPU? Pitfalls: the flag must not become
