@@ -325,6 +325,8 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                                   "--seed", std::to_string(o.perf.seed), "--answers", answers.string(),
                                   "--report-fd", std::to_string(kReportFd)};
     if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
+    if (o.perf.cpu_max_flops != kCpuPerfMaxFlops)
+        argv.insert(argv.end(), {"--cpu-max-gflop", std::to_string(o.perf.cpu_max_flops / kFlopsPerGflop)});
     if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
     const std::size_t per_size = info.perf_patterns.size() * params.size() * (v.kind == "cpu" ? o.perf.threads.size() : 1);
     const int largest = *std::max_element(o.perf.sizes.begin(), o.perf.sizes.end());
@@ -389,7 +391,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                           l.late_ms);
             add_flag(t, text);
         }
-        const auto check = ex.judge_timed(l, file);
+        const auto check = ex.judge_timed(l, file, o.perf.cpu_max_flops);
         fs::remove(file, ec);
         if (!check.problem.empty() && t.wrong.empty()) t.wrong = check.problem;
         lines.push_back(std::move(l));

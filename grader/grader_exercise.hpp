@@ -57,6 +57,7 @@ struct PerfSettings {
     std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all but on_request
     std::vector<std::string> patterns;  // shared patterns to time on; empty: the contract's perf_patterns
     std::vector<int> threads;  // OpenMP thread sweep
+    double cpu_max_flops = kCpuPerfMaxFlops;  // CPU timings (the reference's included) whose one call exceeds it are left out
     labkit::RunPolicy policy;
     std::uint64_t seed = 0;
 };
@@ -93,12 +94,12 @@ public:
     virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
     // The output of a timed run (the runner's `line`, its input made from line.check_seed) against
     // the reference. checked is false where the reference itself would be too slow at that size
-    // (kCpuPerfMaxFlops); problem is "" when the output matches.
+    // (over max_flops a call); problem is "" when the output matches.
     struct TimedCheck {
         bool checked = false;
         std::string problem;
     };
-    virtual TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer) const = 0;
+    virtual TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer, double max_flops) const = 0;
     // The contract's FLOPs per pixel for a variant on the timed parameters labelled `label` (0: none).
     virtual double flops_per_pixel(const std::string& variant, const std::string& label) const = 0;
     // `run`'s options for the exercise's parameters (--filter, ...), and the parameters they give.
@@ -214,18 +215,18 @@ public:
                 continue;
             for (const labkit::Pattern pattern : patterns_to_time(settings))
                 for (const int n : settings.sizes)
-                    if (!too_slow_for_cpu_timing<C>(C::reference_name, params, n))
+                    if (!too_slow_for_cpu_timing<C>(C::reference_name, params, n, settings.cpu_max_flops))
                         lines.push_back(time_one_reference(label, params, pattern, n, settings));
         }
         return lines;
     }
 
-    TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer) const override {
+    TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer, double max_flops) const override {
         const auto pattern = labkit::parse_pattern(line.pattern);
         const auto all = perf_params_of<C>();
         const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.label == line.params; });
         if (!pattern || it == all.end()) return {true, "a timing line names no timed image of this lab"};
-        if (too_slow_for_cpu_timing<C>(C::reference_name, it->params, line.width)) return {false, ""};
+        if (too_slow_for_cpu_timing<C>(C::reference_name, it->params, line.width, max_flops)) return {false, ""};
         labkit::HostImage<Out> got;
         try {
             got = read_raw<Out>(answer);

@@ -217,6 +217,12 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->capture_default_str()
         ->check(kPositive);
     grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
+    double cpu_max_gflop = kCpuPerfMaxFlops / kFlopsPerGflop;
+    grade_cmd->add_option("--cpu-max-gflop", cpu_max_gflop,
+                          "leave out CPU timings (the sequential reference's included) whose one call would exceed "
+                          "this many GFLOP; raise it to time the OpenMP variants on large filters")
+        ->capture_default_str()
+        ->check(kPositive);
     grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
     grade_cmd->add_option("--cases-cache", g.cases.cache_dir,
                           "keep the cases and their expected outputs in this folder (made private, 0700), and reuse "
@@ -319,6 +325,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                 throw std::invalid_argument("--perf-patterns: no pattern '" + name + "' (of: " + pattern_names + ")");
         g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
         g.perf.policy.fixed_runs = runs;
+        g.perf.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;
         for (const int n : g.perf.sizes) {
             try {
                 labkit::check_image_size(n, n, "--perf-sizes " + std::to_string(n));

@@ -389,12 +389,12 @@ Json json(const Report& r) {
         Json o = {{"variant", p.variant}, {"exercise", p.exercise}, {"kind", p.kind},   {"pattern", l.pattern}, {"params", l.params}, {"width", l.width},
                   {"height", l.height},   {"threads", l.threads},   {"kernel_ms", l.ms}, {"min_ms", l.min_ms},
                   {"max_ms", l.max_ms},   {"runs", l.runs},         {"e2e_ms", l.e2e_ms}};
+        if (p.flops_per_pixel > 0) o["flops_per_pixel"] = p.flops_per_pixel;  // CPU rows too: --cpu-max-gflop's count
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
             o["pass_ms"] = l.stage_ms;
             o["pct_copy_min_bytes"] = pct_of_copy(r, e->min_bytes_per_pixel * pixels, l.ms);
             if (p.flops_per_pixel > 0) {
                 const double gflops = p.flops_per_pixel * pixels / (l.ms * 1e-3) / 1e9;
-                o["flops_per_pixel"] = p.flops_per_pixel;
                 o["gflops"] = gflops;
                 if (r.device.fma_gflops > 0) o["pct_fma_rate"] = 100.0 * gflops / r.device.fma_gflops;
             }

@@ -42,6 +42,7 @@ struct TimeRequest {
     std::uint64_t seed = 0;
     labkit::RunPolicy policy;
     std::string answers;  // where the checked output of each measurement goes; empty: nowhere
+    double cpu_max_flops = kCpuPerfMaxFlops;  // CPU timings whose one call would exceed it are left out
 };
 
 class RunnerExercise {
@@ -173,7 +174,7 @@ private:
                     report.send("perf", encode(line));
                 };
                 if (v.cpu) {
-                    if (too_slow_for_cpu_timing<C>(v.name, params, n)) continue;
+                    if (too_slow_for_cpu_timing<C>(v.name, params, n, r.cpu_max_flops)) continue;
                     const auto [w, h] = C::output_size(n, n, params);
                     labkit::GuardedHostImage<Out> out(w, h, poison_byte<Out>());
                     for (const int t : r.threads) {

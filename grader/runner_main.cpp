@@ -66,6 +66,9 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     time->add_option("--params", params, "labels of the timed parameters, LABEL,... (default: all)");
     time->add_option("--seed", seed, "seed of the random images");
     time->add_option("--runs", runs, "timed runs (default: adaptive)");
+    double cpu_max_gflop = kCpuPerfMaxFlops / kFlopsPerGflop;
+    time->add_option("--cpu-max-gflop", cpu_max_gflop, "leave out CPU timings whose one call would exceed this")
+        ->capture_default_str();
     std::string timed_answers;
     time->add_option("--answers", timed_answers, "the folder for the checked output of each measurement");
 
@@ -92,6 +95,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
             TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), seed, {},
                           timed_answers};
             r.policy.fixed_runs = runs;
+            r.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;
             find(exercises, exercise, variant).time(variant, r, report);
         }
         return 0;

@@ -200,6 +200,26 @@ def check_digest_explained(res, caught):
     print("digests explained:", [v["name"] for v in caught])
 
 
+def check_cpu_cap(grader, runner, tmp):
+    """--cpu-max-gflop: the CPU timings left out (runner's variants and grader's reference alike)
+    are exactly those whose one call counts more FLOPs than the cap."""
+    cap_flops, timed = 1e4, {}
+    for cap in (cap_flops, 1e12):
+        out = f"{tmp}/cap.json"
+        cmd = [grader, "grade", "--runner", runner, "--sandbox", "off", "--no-check", "--perf-sizes", "16", "--runs",
+               "1", "--threads", "1", "--photos", "", "--variants", "cpu-*", "--cpu-max-gflop", str(cap / 1e9),
+               "--json", out]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        if proc.returncode != 0:
+            fail(f"{' '.join(cmd)}: exit {proc.returncode}\n{proc.stdout[-2000:]}")
+        with open(out) as f:
+            timed[cap] = {(p["variant"], p["params"], p["width"]): p.get("flops_per_pixel", 0) * p["width"] * p["height"]
+                          for p in json.load(f)["performance"]}
+    under = {k for k, flops in timed[1e12].items() if flops <= cap_flops}
+    if not timed[1e12] or set(timed[cap_flops]) != under:
+        fail(f"--cpu-max-gflop {cap_flops / 1e9}: timed {sorted(timed[cap_flops])}, expected {sorted(under)}")
+
+
 def main():
     mode, grader, runner = sys.argv[1:4]
     args = sys.argv[4:]
@@ -223,6 +243,8 @@ def main():
                 fail("without a GPU, every GPU row of the solution must read 'not run' (compiled)")
             if not any(v["status"] == "pass" and v["kind"] == "cpu" for v in res["variants"]):
                 fail("no CPU variant passed")
+            if mode == "solution":
+                check_cpu_cap(grader, runner, tmp)
         elif mode == "starter":
             code, res = grade(grader, runner, [], tmp)
             for v in res["variants"]:

@@ -108,8 +108,9 @@ def options_key(args, labs):
     """The grading options that change a result: a result graded with others is regraded."""
     keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
                                                  "runs", "seed", "timeout", "variants", "sanitize")}
-    if getattr(args, "perf_patterns", None):  # only when given: the keys of earlier results stay the same
-        keep["perf_patterns"] = args.perf_patterns
+    for later in ("perf_patterns", "threads", "cpu_max_gflop"):  # only when given: earlier keys stay the same
+        if getattr(args, later, None):
+            keep[later] = getattr(args, later)
     return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -135,7 +135,7 @@ def cmd_bench(args):
         grader = build_grader(build, lab)
         # Every variant unless --variants: the table keeps each step's fastest.
         grading = with_options(args, sizes="quick", perf_sizes=args.sizes, quick=False, no_perf=False,
-                               perf_params=None, seed=None, timeout=None, lab_timeout=GRADER_TIMEOUT_S)
+                               seed=None, timeout=None, lab_timeout=GRADER_TIMEOUT_S)
         say(f"=== {lab_name}: the kit's {label} variants ({grading.variants or 'all'}), checked, then timed at "
             f"{args.sizes} ===")
         report = run_grader(grader, runner, lab_name, f"bench-{label}", out_dir, grading, [], sandbox,

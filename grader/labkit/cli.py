@@ -3,6 +3,7 @@ sure that no command ends in a traceback."""
 
 import argparse
 import os
+import re
 import signal
 import sys
 import traceback
@@ -35,6 +36,7 @@ def make_parser():
     grading.add_argument("--perf-patterns", metavar="NAME,...",
                    help="time on these images instead of the lab's own (random, full, skewed, ...)")
     grading.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
+    add_cpu_timing_options(grading)
     grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     grading.add_argument("--no-perf", action="store_true", help="check correctness only")
     grading.add_argument("--quick", action="store_true", help="fewer sizes and runs")
@@ -199,6 +201,10 @@ def make_parser():
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
     p.add_argument("--variants", metavar="GLOB,...", help="only these of the kit's variants (default: all)")
     p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
+    p.add_argument("--perf-params", metavar="LABEL,...",
+                   help="the kit's timed parameters, for a lab that times several (convolution: k=3,...,k=25 by "
+                   "default; disk:25, the 2D sum at its largest, only when named)")
+    add_cpu_timing_options(p)
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
     p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
@@ -270,6 +276,24 @@ def _quiet_stdout():
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+def thread_counts(text):
+    """An argparse type: OpenMP thread counts N,... (each above 0), kept as the text."""
+    if not re.fullmatch(r"[1-9]\d*(,[1-9]\d*)*", text):
+        raise argparse.ArgumentTypeError(f"{text!r}: thread counts N,... (each above 0)")
+    return text
+
+
+def add_cpu_timing_options(parser):
+    """The options that choose how the CPU variants are timed (grade, grade-all, bench)."""
+    parser.add_argument("--threads", type=thread_counts, metavar="N,...",
+                        help="OpenMP thread counts to time the CPU variants with (default: 1, 2, 4, ... up to "
+                        "the cores; one count makes a long run much shorter)")
+    parser.add_argument("--cpu-max-gflop", type=positive(float), metavar="G",
+                        help="leave out CPU timings (the sequential reference's included) whose one call would "
+                        "exceed G GFLOP (the grader's default: 2); raise it to time the OpenMP variants on large "
+                        "filters at large sizes")
 
 
 def positive(kind):

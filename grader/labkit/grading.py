@@ -30,6 +30,8 @@ def grader_options(args):
                         ("--perf-sizes", args.perf_sizes), ("--perf-params", args.perf_params),
                         ("--perf-patterns", getattr(args, "perf_patterns", None)),
                         ("--runs", args.runs),
+                        ("--threads", getattr(args, "threads", None)),
+                        ("--cpu-max-gflop", getattr(args, "cpu_max_gflop", None)),
                         ("--seed", args.seed), ("--timeout", args.timeout),
                         ("--cases-cache", getattr(args, "cases_cache", None))):
         if value is not None:
