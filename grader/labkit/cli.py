@@ -204,6 +204,9 @@ def make_parser():
     p.add_argument("--perf-params", metavar="LABEL,...",
                    help="the kit's timed parameters, for a lab that times several (convolution: k=3,...,k=25 by "
                    "default; disk:25, the 2D sum at its largest, only when named)")
+    p.add_argument("--perf-patterns", metavar="NAME,...",
+                   help="time the kit on these images instead of the lab's own (Lab 2: random,skewed,full adds "
+                   "the one-valued image, which the histogram-only peers also time)")
     add_cpu_timing_options(p)
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
