@@ -17,25 +17,31 @@
 //     share a weight (a Gaussian's, a box's, each row of a disk, and a disk's rows top to
 //     bottom) add their inputs first: r + 1 multiplies instead of k, and for a filter symmetric
 //     top to bottom, one pass for two input rows.
+//   - the band functions are built twice (the end of this file, which includes itself under two
+//     namespaces): for any x86-64, whose baseline is SSE2 (4 floats, no FMA), and for AVX2 + FMA
+//     (8 floats, fused multiply-adds), picked at run time from what the CPU reports, as OpenCV
+//     picks its AVX2 code. The build's flags stay portable: a binary built on one node runs on
+//     any other.
 // Cost: 4 B/px read and 4 B/px written, each once (8 B/px; a store first reads its line: 12 B/px
 //   at DRAM), plus the 2r halo rows of each band (and the 2r halo columns of each strip, past
 //   8192 columns). Separable: per pixel and pass, k loads from L1/L2 and about k multiply-adds;
 //   memory-bound on many cores at small k, bound by the vector units at large k.
-// Limits: the build's flags set the vector width. The meson defaults compile for x86-64's
-//   baseline, SSE2: 4 floats, no FMA. Built with -march=x86-64-v3 (AVX2 + FMA), the same file ran
-//   about 2x faster at k = 25 (separable and direct) on one core of a 2-core AMD EPYC VM, where
-//   the SSE2 build was within 10% of cv2.GaussianBlur at k = 25, either way from run to run
-//   (OpenCV picks AVX2 code at run time). Clang 14 leaves the row passes scalar: it vectorizes no
-//   loop that reads in[x], in[x + 1] and in[x + 2]. The sums are added in
-//   another order than the reference's (row pass first, partial sums, paired taps): within the
-//   contract's tolerance, as 04's are. A symmetric filter is recognized from its weights, exactly
+// Limits: the AVX2 build measured 1.4x (k = 25) to 2.3x (k = 9) faster than the SSE2 one at
+//   4096^2 on the 2-core AMD EPYC development VM, 2 threads; no AVX-512 build (wider vectors, at
+//   lower clocks on many cores), and GCC on x86-64 only (elsewhere the portable build alone).
+//   Clang 14 leaves the row passes scalar: it vectorizes no loop that reads in[x], in[x + 1]
+//   and in[x + 2]. The sums are added in another order than the reference's (row pass first,
+//   partial sums, paired taps, and with AVX2 fused multiply-adds): within the contract's
+//   tolerance, as 04's are. A symmetric filter is recognized from its weights, exactly
 //   equal. An image with fewer rows than threads leaves threads idle (bands are whole rows). The
 //   stores are ordinary: a streaming store would save the line read at DRAM (4 B/px) but needs
 //   an aligned pitch and an x86 intrinsic.
 // Ref: PMPP 4th ed., chapter 7 (convolution, tiling, halos); OpenMP 5.x, `simd`; Intel, "64 and
 //   IA-32 Architectures Optimization Reference Manual" (cache blocking; 4 KB aliasing of set
 //   indices); OpenCV's filter engine (cv::sepFilter2D: a row pass into a ring of rows, then the
-//   column pass; symmetric kernels handled apart).
+//   column pass; symmetric kernels handled apart); GCC manual, "Function Specific Option Pragmas"
+//   (#pragma GCC target) and "x86 Built-in Functions" (__builtin_cpu_supports).
+#ifndef CONVOLUTION_EXPERT_BANDS
 #include <omp.h>
 
 #include <algorithm>
@@ -47,6 +53,14 @@
 #include <vector>
 
 #include "convolution.hpp"
+
+// x86-64 with GCC: the band functions are also built for AVX2 + FMA and picked at run time
+// (__builtin_cpu_supports); elsewhere only the portable build exists.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LABKIT_CPU_DISPATCH 1
+#else
+#define LABKIT_CPU_DISPATCH 0
+#endif
 
 namespace convolution {
 namespace {
@@ -88,6 +102,69 @@ struct Strip {
 // four chains keep the adder busy. The contract accepts any order of the additions.
 constexpr int kChains = 4;
 
+bool symmetric(const float* taps, int size) {
+    for (int j = 0; j < size / 2; ++j)
+        if (taps[j] != taps[size - 1 - j]) return false;
+    return true;
+}
+
+using BandFn = void (*)(const Job&, int y0, int y1);
+struct Bands {
+    BandFn separable, symmetric, direct;  // symmetric: a separable filter whose factors both are
+};
+
+// The band functions (the end of this file, which includes itself here), for any CPU. Each
+// inclusion puts every template in a namespace of its own: its own instantiations, its own code.
+#define CONVOLUTION_EXPERT_BANDS
+namespace portable {
+#include "cpu_openmp_expert.cpp"
+}  // namespace portable
+
+#if LABKIT_CPU_DISPATCH
+// The same, for AVX2 and FMA: 8 floats a vector and fused multiply-adds, chosen at run time.
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#include "cpu_openmp_expert.cpp"
+}  // namespace avx2
+#pragma GCC pop_options
+#endif
+#undef CONVOLUTION_EXPERT_BANDS
+
+// This CPU's band functions for a filter of radius r: AVX2 + FMA code where the CPU has both.
+const Bands& bands_for(int r) {
+#if LABKIT_CPU_DISPATCH
+    static const bool wide = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (wide) return avx2::kBands[static_cast<std::size_t>(r)];
+#endif
+    return portable::kBands[static_cast<std::size_t>(r)];
+}
+
+}  // namespace
+
+void cpu_openmp_expert(Input in, Output out, const float* weights, const float* row, const float* column, int size,
+                       Border border, int threads) {
+    const Job job{in, out, weights, row, column, border};
+    const Bands& bands = bands_for(size / 2);
+    BandFn band = bands.direct;
+    if (row != nullptr && column != nullptr)
+        band = symmetric(row, size) && symmetric(column, size) ? bands.symmetric : bands.separable;
+#pragma omp parallel num_threads(threads)
+    {
+        // Contiguous bands of rows, as equal as whole rows allow: neighbouring output rows share
+        // k - 1 input rows, which stay in this core's cache. The team may be smaller than asked.
+        const long long t = omp_get_thread_num(), team = omp_get_num_threads();
+        const int y0 = static_cast<int>(in.height * t / team), y1 = static_cast<int>(in.height * (t + 1) / team);
+        if (y0 < y1) band(job, y0, y1);
+    }
+}
+
+}  // namespace convolution
+
+#else
+// The band functions, included twice above (no header may be included here: they are the first
+// part's, outside the namespaces).
+
 // term(0) + ... + term(T-1), term j added to partial sum j mod kChains, the T terms written out at
 // compile time (a fold). A loop over the taps would be unrolled only up to the compiler's limit
 // (GCC: 16 iterations), and a k = 25 loop left rolled inside the pixel loop keeps that loop scalar.
@@ -124,12 +201,6 @@ std::array<float, K> local(const float* taps) {
     std::array<float, K> w;
     std::copy_n(taps, K, w.begin());
     return w;
-}
-
-bool symmetric(const float* taps, int size) {
-    for (int j = 0; j < size / 2; ++j)
-        if (taps[j] != taps[size - 1 - j]) return false;
-    return true;
 }
 
 // out[x] = sum over j < K of taps[j] * in[x + j] (+ acc[x]), for x in [0, n): one weight row
@@ -277,35 +348,10 @@ void direct_band(const Job& job, int y0, int y1) {
     }
 }
 
-using BandFn = void (*)(const Job&, int y0, int y1);
-struct Bands {
-    BandFn separable, symmetric, direct;  // symmetric: a separable filter whose factors both are
-};
-
 // The instantiations for radius 0 .. kMaxRadius, indexed by r = k / 2.
 template <std::size_t... R>
 constexpr std::array<Bands, sizeof...(R)> bands_by_radius(std::index_sequence<R...>) {
     return {Bands{separable_band<2 * R + 1, false>, separable_band<2 * R + 1, true>, direct_band<2 * R + 1>}...};
 }
 constexpr auto kBands = bands_by_radius(std::make_index_sequence<kMaxRadius + 1>{});
-
-}  // namespace
-
-void cpu_openmp_expert(Input in, Output out, const float* weights, const float* row, const float* column, int size,
-                       Border border, int threads) {
-    const Job job{in, out, weights, row, column, border};
-    const Bands& bands = kBands[static_cast<std::size_t>(size / 2)];
-    BandFn band = bands.direct;
-    if (row != nullptr && column != nullptr)
-        band = symmetric(row, size) && symmetric(column, size) ? bands.symmetric : bands.separable;
-#pragma omp parallel num_threads(threads)
-    {
-        // Contiguous bands of rows, as equal as whole rows allow: neighbouring output rows share
-        // k - 1 input rows, which stay in this core's cache. The team may be smaller than asked.
-        const long long t = omp_get_thread_num(), team = omp_get_num_threads();
-        const int y0 = static_cast<int>(in.height * t / team), y1 = static_cast<int>(in.height * (t + 1) / team);
-        if (y0 < y1) band(job, y0, y1);
-    }
-}
-
-}  // namespace convolution
+#endif  // CONVOLUTION_EXPERT_BANDS
