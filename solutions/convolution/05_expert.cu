@@ -14,7 +14,8 @@
 //     that also keeps the 2r rows above the chunk, so no row sum is computed twice in a strip nor
 //     copied down; the column pass (a thread: 2 x 8 outputs) reads the ring and writes straight to
 //     the output. The row sums never leave the SM: 8 B/px, not 04's 16. Strips of up to 256 rows,
-//     in as many waves of blocks as that takes.
+//     as tall as make the blocks fill their waves (strip_rows_for): a last wave of a few blocks
+//     would leave most SMs idle while it runs.
 //   - The filter size is a template parameter, so the tap loops unroll into straight FMAs on
 //     registers. Sizes 1, 3, 5, 7, 9, 15 and 25 are compiled (the bank's and the grader's); any
 //     other odd k runs the next size up with its weights padded by zeros, which adds exact zeros
@@ -30,20 +31,24 @@
 //   than the FMA pipe). Barriers: direct two per tile; separable two per 32-row chunk.
 // Measured (H100, 8192^2, kernels only, the grader; docs/results.md): direct 0.195 / 0.207 ms
 //   at k = 3 / 5 (93% and 88% of copy bandwidth), 1.876 ms on disk:25 (44.7 TFLOP/s, 70% of the
-//   FMA rate); separable at k = 9 / 15 / 25: 0.222 / 0.242 / 0.253 ms (81%, 74%, 71% of copy),
-//   against 0.236 / 0.239 / 0.277 ms in the same call for the previous version, which loaded each
-//   chunk, waited, then computed it. Tried and measured slower in that call: one wave of blocks
-//   with strips as tall as it takes (0.284 / 0.327 / 0.367 ms), and one input buffer for 4
-//   blocks per SM (0.299 / 0.299 / 0.329 ms).
+//   FMA rate); separable at k = 9 / 15 / 25: 0.225 / 0.224 / 0.243 ms with strips that fill their
+//   waves, against 0.225 / 0.238 / 0.251 ms in the same call with 8-chunk strips (5.2 waves at
+//   k = 15 and 25); across three calls, 0.224 to 0.247 ms at k = 15 and 0.243 to 0.262 ms at
+//   k = 25. The version before the double buffer, which loaded each chunk, waited, then computed
+//   it: 0.236 / 0.239 / 0.277 ms. Tried and measured slower: one wave of blocks with strips as
+//   tall as it takes (0.284 / 0.327 / 0.367 ms), and one input buffer for 4 blocks per SM
+//   (0.299 / 0.299 / 0.329 ms).
 // Limits: the compiled sizes are a trade between build time and the cost of padding (k = 17
 //   runs as 25: 2.2x the FMAs of its own size); a separable filter is taken on its factors, so
 //   its rounding differs from the 2D sum's (within the lab's tolerance, as 04); small images (a
 //   few blocks) cannot fill the GPU, and their strips are short (2r / strip height extra row
-//   sums: 38% at k = 25 on 2048^2); the separable kernel needs 68 KB of shared memory per block
+//   sums: 25% at k = 25 on 2048^2, 96-row strips); the separable kernel needs 68 KB of shared memory per block
 //   at k = 25 (62 KB at k = 15, 56 KB at k <= 9), which caps residency at 3 blocks per SM on an
 //   H100 (4 at k <= 9), and a GPU that cannot give a block that much (Turing: 64 KB) runs those
 //   filters through the direct kernel; each strip's halo and first chunk are loaded before
-//   anything in that block overlaps them (every 8 chunks), and the last wave of blocks is partial.
+//   anything in that block overlaps them (every strip); blocks still end unevenly (at k = 25 Nsight
+//   Compute finds the SMs idle 12% of the kernel's time), and at k = 25 the kernel is bound by
+//   instruction issue (71% of issue slots, "not selected" the first stall), not by DRAM (58%).
 // Ref: PMPP 4th ed., ch. 7 (tiles and halos); V. Podlozhnyuk, "Image Convolution with CUDA",
 //   NVIDIA 2007 (separable passes); V. Volkov, "Better performance at lower occupancy", GTC 2010
 //   (several outputs per thread, values in registers); the CUDA C++ Best Practices Guide
