@@ -445,6 +445,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.lab = lab.name;
     report.label = o.label;
     report.seed = o.cases.seed;
+    report.cpu_max_gflop = o.perf.cpu_max_flops / kFlopsPerGflop;
     report.sandbox = o.sandbox->description();
     report.host = labkit::query_host();
     for (const auto& e : exercises) report.exercises.push_back(timed_info(*e, o));

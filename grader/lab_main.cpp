@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -32,10 +33,11 @@ const CLI::Validator kPositive(
     [](std::string& text) {
         try {
             std::size_t used = 0;
-            if (std::stod(text, &used) > 0 && used == text.size()) return std::string();
+            const double value = std::stod(text, &used);
+            if (std::isfinite(value) && value > 0 && used == text.size()) return std::string();
         } catch (const std::exception&) {
         }
-        return "must be a number above 0, not '" + text + "'";
+        return "must be a finite number above 0, not '" + text + "'";
     },
     "> 0", "positive");
 

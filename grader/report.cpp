@@ -160,7 +160,13 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
         };
     };
 
-    add(grid("Time, ms (GPU: kernels only; CPU: best thread count)" + who, names, sizes, [&](const std::string& v, int n) {
+    // A lab that counts FLOPs leaves out the CPU calls over the cap: say so, or a missing column reads as a bug.
+    const bool capped = std::any_of(r.perf.begin(), r.perf.end(), [](const PerfPoint& p) {
+        return p.kind == "cpu" && p.flops_per_pixel > 0;
+    });
+    char cap[96] = "";
+    if (capped) std::snprintf(cap, sizeof cap, "; CPU calls over %g GFLOP not timed (--cpu-max-gflop)", r.cpu_max_gflop);
+    add(grid("Time, ms (GPU: kernels only; CPU: best thread count" + std::string(cap) + ")" + who, names, sizes, [&](const std::string& v, int n) {
         const auto t = lookup(best, v, n);
         return t ? ms(*t) : std::string("—");
     }));

@@ -101,6 +101,7 @@ struct Report {
     std::vector<VariantResult> results;
     std::vector<PerfPoint> perf;
     std::vector<std::string> perf_problems;
+    double cpu_max_gflop = 0;  // CPU calls counting more were not timed (--cpu-max-gflop)
 };
 
 }  // namespace grader

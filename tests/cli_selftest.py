@@ -38,7 +38,7 @@ def main():
         report.write_text("an earlier report")
         for bad, says in ((["--sizes", "0x0"], "bad size"), (["--sizes", "100000x100000"], "too large"),
                           (["--runs", "0"], "above 0"), (["--timeout", "-1"], "above 0"),
-                          (["--cpu-max-gflop", "0"], "above 0"),
+                          (["--cpu-max-gflop", "0"], "above 0"), (["--cpu-max-gflop", "inf"], "above 0"),
                           (["--variants", "nosuch*"], "matches no variant"),
                           (["--perf-patterns", "nosuch"], "no pattern 'nosuch'"),
                           (["--json", "/nonexistent-folder/x.json"], "no folder")):

@@ -2,6 +2,7 @@
 sure that no command ends in a traceback."""
 
 import argparse
+import math
 import os
 import re
 import signal
@@ -197,7 +198,9 @@ def make_parser():
                        "fastest GPU variant and its % of copy bandwidth on the lab's floor (its minimal bytes: "
                        "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
-    p.add_argument("--peers", action="store_true", help="time the peers beside the kit's variants")
+    p.add_argument("--peers", action="store_true",
+                   help="time the peers beside the kit's variants (required: the kit's own timings alone are "
+                   "`./labkit grade`'s)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
     p.add_argument("--variants", metavar="GLOB,...", help="only these of the kit's variants (default: all)")
     p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
@@ -300,13 +303,13 @@ def add_cpu_timing_options(parser):
 
 
 def positive(kind):
-    """An argparse type: a number above 0, with a message that says so."""
+    """An argparse type: a finite number above 0, with a message that says so."""
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
+        if not math.isfinite(value) or value <= 0:
             raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
         return value
     parse.__name__ = kind.__name__
