@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -131,11 +132,12 @@ namespace avx2 {
 #endif
 #undef CONVOLUTION_EXPERT_BANDS
 
-// This CPU's band functions for a filter of radius r: AVX2 + FMA code where the CPU has both.
+// This CPU's band functions for a filter of radius r: AVX2 + FMA code where the CPU has both,
+// unless the environment sets LABKIT_CPU_PORTABLE (the tests run both builds on one machine).
 const Bands& bands_for(int r) {
 #if LABKIT_CPU_DISPATCH
     static const bool wide = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (wide) return avx2::kBands[static_cast<std::size_t>(r)];
+    if (wide && std::getenv("LABKIT_CPU_PORTABLE") == nullptr) return avx2::kBands[static_cast<std::size_t>(r)];
 #endif
     return portable::kBands[static_cast<std::size_t>(r)];
 }
