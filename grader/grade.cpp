@@ -325,8 +325,11 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                                   "--seed", std::to_string(o.perf.seed), "--answers", answers.string(),
                                   "--report-fd", std::to_string(kReportFd)};
     if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
-    if (o.perf.cpu_max_flops != kCpuPerfMaxFlops)
-        argv.insert(argv.end(), {"--cpu-max-gflop", std::to_string(o.perf.cpu_max_flops / kFlopsPerGflop)});
+    if (o.perf.cpu_max_flops != kCpuPerfMaxFlops) {
+        char cap[32];  // every digit: the runner must leave out exactly what the grader does
+        std::snprintf(cap, sizeof cap, "%.17g", o.perf.cpu_max_flops / kFlopsPerGflop);
+        argv.insert(argv.end(), {"--cpu-max-gflop", cap});
+    }
     if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
     const std::size_t per_size = info.perf_patterns.size() * params.size() * (v.kind == "cpu" ? o.perf.threads.size() : 1);
     const int largest = *std::max_element(o.perf.sizes.begin(), o.perf.sizes.end());
