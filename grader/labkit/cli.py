@@ -31,13 +31,8 @@ def make_parser():
     grading.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
     grading.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
     grading.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
-    grading.add_argument("--perf-params", metavar="LABEL,...",
-                   help="only these timed parameters, for a lab that times several (convolution: "
-                   "k=3,k=5,k=9,k=15,k=25, and disk:25 only when named); other labs ignore it")
-    grading.add_argument("--perf-patterns", metavar="NAME,...",
-                   help="time on these images instead of the lab's own (random, full, skewed, ...)")
+    add_timing_options(grading)
     grading.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
-    add_cpu_timing_options(grading)
     grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     grading.add_argument("--no-perf", action="store_true", help="check correctness only")
     grading.add_argument("--quick", action="store_true", help="fewer sizes and runs")
@@ -204,13 +199,7 @@ def make_parser():
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
     p.add_argument("--variants", metavar="GLOB,...", help="only these of the kit's variants (default: all)")
     p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
-    p.add_argument("--perf-params", metavar="LABEL,...",
-                   help="the kit's timed parameters, for a lab that times several (convolution: k=3,...,k=25 by "
-                   "default; disk:25, the 2D sum at its largest, only when named)")
-    p.add_argument("--perf-patterns", metavar="NAME,...",
-                   help="time the kit on these images instead of the lab's own (Lab 2: random,skewed,full adds "
-                   "the one-valued image, which the histogram-only peers also time)")
-    add_cpu_timing_options(p)
+    add_timing_options(p)
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
     p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
@@ -291,8 +280,14 @@ def thread_counts(text):
     return text
 
 
-def add_cpu_timing_options(parser):
-    """The options that choose how the CPU variants are timed (grade, grade-all, bench)."""
+def add_timing_options(parser):
+    """The options that choose what the grader times, on which images, and how the CPU variants are
+    timed: grade, grade-all and bench alike."""
+    parser.add_argument("--perf-params", metavar="LABEL,...",
+                        help="only these timed parameters, for a lab that times several (convolution: "
+                        "k=3,k=5,k=9,k=15,k=25, and disk:25 only when named); other labs ignore it")
+    parser.add_argument("--perf-patterns", metavar="NAME,...",
+                        help="time on these images instead of the lab's own (random, full, skewed, ...)")
     parser.add_argument("--threads", type=thread_counts, metavar="N,...",
                         help="OpenMP thread counts to time the CPU variants with (default: 1, 2, 4, ... up to "
                         "the cores; one count makes a long run much shorter)")
