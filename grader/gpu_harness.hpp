@@ -98,7 +98,10 @@ public:
                   labkit::HostImage<Out>& checked, int& checked_run) {
         labkit::L2Flusher flusher;
         load(fresh(-1).view());
+        labkit::CpuTimer first;
         run(v, params);  // warm-up: module load, workspace and pool allocation
+        stream_.synchronize();
+        const double first_ms = first.elapsed_ms();
         clock_.total_ms();
 
         std::vector<double> total, late;
@@ -143,7 +146,7 @@ public:
         const auto s = labkit::summarize(total);
         PerfLine line{.params = {}, .width = width, .height = height, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
                       .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .check_seed = 0,
-                      .late_ms = labkit::summarize(late).median, .stage_ms = {}};
+                      .late_ms = labkit::summarize(late).median, .first_ms = first_ms, .stage_ms = {}};
         if (stages.size() > 1)
             for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);
         return line;

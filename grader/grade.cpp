@@ -172,6 +172,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                      "--threads", std::to_string(o.perf.threads.back()), "--report-fd", std::to_string(kReportFd)},
                     (work / (v.name + ".log")).string(), answers, v.kind == "gpu",
                     o.timeout_s * kWallSilences + per_case_s * r.cases_total, answer_bytes(largest), sanitized};
+    call.program = v.program;
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
@@ -233,6 +234,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     if (const auto todo = out.last("todo"); !todo.empty()) {
         r.status = Status::todo;
         r.detail = todo;
+    } else if (const auto skip = out.last("skip"); !skip.empty() && r.cases_passed + r.cases_failed == 0) {
+        r.status = Status::skipped;  // the runner cannot run it here (a Python driver not installed)
+        r.detail = "skipped: " + skip;
     } else if (out.end == ChildOutcome::End::timed_out) {
         r.status = Status::timeout;
         r.detail = where + out.describe();
@@ -272,11 +276,16 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
 VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, const Runner& runner, const std::string& why,
                               const fs::path& work) {
     VariantResult r = start_result(v);
-    const auto out = runner.call({{"dry", v.exercise, v.name, "--report-fd", std::to_string(kReportFd)},
-                                  (work / (v.name + "-dry.log")).string(), {}, false, o.timeout_s * kWallSilences, 0});
+    RunnerCall call{{"dry", v.exercise, v.name, "--report-fd", std::to_string(kReportFd)},
+                    (work / (v.name + "-dry.log")).string(), {}, false, o.timeout_s * kWallSilences, 0};
+    call.program = v.program;
+    const auto out = runner.call(call);
     if (const auto todo = out.last("todo"); !todo.empty()) {
         r.status = Status::todo;
         r.detail = todo;
+    } else if (const auto skip = out.last("skip"); !skip.empty()) {
+        r.status = Status::skipped;
+        r.detail = "skipped: " + skip;
     } else {
         r.status = Status::not_run;
         r.detail = why + " (compiled)";
@@ -336,6 +345,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     RunnerCall call{std::move(argv), (work / (v.name + "-time.log")).string(), answers, v.kind == "gpu",
                     o.timeout_s * kWallSilences + kWallPerMeasurementS * per_size * o.perf.sizes.size(),
                     answer_bytes(static_cast<std::uintmax_t>(largest) * largest)};
+    call.program = v.program;
     const auto in = [](const auto& list, const auto& item) { return std::find(list.begin(), list.end(), item) != list.end(); };
     std::vector<PerfLine> lines;
     std::vector<std::string> seen;
@@ -475,7 +485,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         VariantResult r = start_result(v);
         if (v.reference) {
             r.detail = "the reference";
-        } else if (v.kind == "gpu" && !report.device.available) {
+        } else if (v.kind == "gpu" && !report.device.available && !v.simulated) {
             r = dry_run_variant(v, o, runner, report.device.unavailable_reason, work.path());
         } else if (!o.check) {
             r.status = Status::skipped;  // timed, never called a pass
@@ -490,9 +500,12 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
 
     if (o.time) {
         std::vector<const RunnerVariant*> timed;
-        for (std::size_t i = 0; i < chosen.size(); ++i)
-            if (report.results[i].status == Status::pass || (!o.check && report.results[i].status == Status::skipped))
+        for (std::size_t i = 0; i < chosen.size(); ++i) {
+            const bool simulated = chosen[i].kind == "gpu" && !report.device.available;  // checked on a simulator: no timings
+            if (!simulated && (report.results[i].status == Status::pass ||
+                               (!o.check && report.results[i].status == Status::skipped && report.results[i].detail.starts_with("not checked"))))
                 timed.push_back(&chosen[i]);
+        }
         // Speedups need each exercise's reference, also when --variants left it out.
         for (const auto& ref : all) {
             if (!ref.reference) continue;

@@ -9,11 +9,12 @@
 #include "results.hpp"
 #include "sandbox.hpp"
 #include "sanitizer.hpp"
+#include "session.hpp"
 
 namespace grader {
 
 struct GradeOptions {
-    std::string runner;
+    RunnerSpec runner;
     const Sandbox* sandbox = nullptr;  // how the runner runs (never null when grading)
     std::vector<std::string> variant_globs{"*"};
     CaseSettings cases;

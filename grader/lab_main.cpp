@@ -87,7 +87,7 @@ struct Commands {
     const LabDescription& lab;
     const Exercises& exercises;
 
-    int list(const std::string& program, const Sandbox& sandbox, double timeout) const {
+    int list(const RunnerSpec& program, const Sandbox& sandbox, double timeout) const {
         const WorkDir work(0);
         const Runner runner(program, sandbox, work.path(), timeout);
         for (const auto& v : list_variants(runner, exercises))
@@ -101,7 +101,7 @@ struct Commands {
         return 0;
     }
 
-    int run(const std::string& program, const Sandbox& sandbox, const std::string& variant, const std::string& input,
+    int run(const RunnerSpec& program, const Sandbox& sandbox, const std::string& variant, const std::string& input,
             const std::string& output, const std::string& raw, int threads, double timeout, int picture_option,
             const std::map<std::string, std::string>& options) const {
         WorkDir work(0);
@@ -114,7 +114,7 @@ struct Commands {
             throw std::invalid_argument("--output " + output + ": the picture is written as PNG; name it .png");
         check_output_path(output, "--output");
         check_output_path(raw, "--raw");
-        if (it->kind == "gpu") {
+        if (it->kind == "gpu" && !it->simulated) {
             const auto device = probe_device(false, timeout);
             if (!device.available)
                 throw std::runtime_error(variant + " is a GPU variant and this machine cannot run it: " +
@@ -130,11 +130,13 @@ struct Commands {
             std::filesystem::create_directories(answers);
             const auto log = (work.path() / "runner.log").string();
             const auto [w, h] = ex.case_size(0);
-            const auto out = runner.call({{"check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
-                                           answers.string(), "--threads", std::to_string(threads), "--report-fd",
-                                           std::to_string(kReportFd)},
-                                          log, answers, it->kind == "gpu", 0, answer_bytes(static_cast<std::uintmax_t>(w) * h)});
+            RunnerCall call{{"check", it->exercise, variant, "--manifest", ex.manifest().string(), "--answers",
+                             answers.string(), "--threads", std::to_string(threads), "--report-fd", std::to_string(kReportFd)},
+                            log, answers, it->kind == "gpu", 0, answer_bytes(static_cast<std::uintmax_t>(w) * h)};
+            call.program = it->program;
+            const auto out = runner.call(call);
             if (const auto todo = out.last("todo"); !todo.empty()) throw labkit::NotImplemented(todo.substr(todo.find(':') + 2));
+            if (const auto skip = out.last("skip"); !skip.empty()) throw std::runtime_error(variant + " cannot run here: " + skip);
             if (const auto error = out.last("error"); !error.empty()) throw std::runtime_error(error);
             if (out.end != ChildOutcome::End::exited || out.exit_code != 0 || out.last("done").empty()) {
                 const auto tail = log_tail(log, 3);
@@ -158,10 +160,25 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     app.require_subcommand(1);
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later option wins
     const Commands commands{lab, exercises};
-    std::string runner = lab.default_runner, sandbox_spec = "auto";
+    RunnerSpec runner{lab.default_runner, {}};
+    const std::string lab_dir = std::string(LABKIT_SOURCE_DIR) + "/labs/" + lab.name;
+    runner.python.track = lab_dir + "/kit/track.py";
+    runner.python.code = lab_dir + "/python";
+    if (!std::filesystem::is_regular_file(runner.python.track)) runner.python.track.clear();  // a lab without a Python track
+    std::string sandbox_spec = "auto";
     double timeout = kDefaultTimeoutS;
     auto add_runner = [&](CLI::App* cmd) {
-        cmd->add_option("--runner", runner, "the runner program to drive (default: the starter's, " + lab.default_runner + ")");
+        cmd->add_option("--runner", runner.program, "the runner program to drive (default: the starter's, " + lab.default_runner + ")");
+        cmd->add_option("--python", runner.python.interpreter,
+                        "also drive the lab's Python track (PyCUDA, CuPy, Numba) with this Python interpreter "
+                        "(default: none; ./labkit passes its .venv-python)");
+        cmd->add_option("--python-code", runner.python.code,
+                        "the folder of the Python track's student files (default: the starter's)")
+            ->capture_default_str();
+        cmd->add_option("--python-track", runner.python.track, "the lab's description of its Python track")
+            ->capture_default_str();
+        cmd->add_flag("--python-simulate", runner.python.simulate,
+                      "run the Numba variants on Numba's CUDA simulator (CPU only, very slow: tiny --sizes)");
         cmd->add_option("--sandbox", sandbox_spec,
                         "how the runner (student code) runs: 'auto' (bubblewrap from PATH), 'off', or the path of a bwrap "
                         "program; without one it still runs under the kit's limits, and reports say 'not sandboxed'")

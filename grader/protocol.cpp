@@ -110,14 +110,14 @@ std::string encode(const PerfLine& p) {
     std::string s = p.pattern + "\t" + p.params + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
                     "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
                     "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms) + "\t" + std::to_string(p.check_seed) +
-                    "\t" + std::to_string(p.late_ms);
+                    "\t" + std::to_string(p.late_ms) + "\t" + std::to_string(p.first_ms);
     for (double m : p.stage_ms) s += "\t" + std::to_string(m);
     return s;
 }
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 12;
+    constexpr std::size_t kFixed = 13;
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {
@@ -134,6 +134,7 @@ PerfLine decode_perf(const std::string& text) {
         p.e2e_ms = std::stod(f[9]);
         p.check_seed = std::stoull(f[10]);
         p.late_ms = std::stod(f[11]);
+        p.first_ms = std::stod(f[12]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
     } catch (const std::exception&) {
         throw std::invalid_argument("malformed perf line");

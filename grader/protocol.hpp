@@ -90,6 +90,8 @@ struct PerfLine {
     double e2e_ms = 0;               // GPU: copy in + kernels + copy out; CPU: same as ms
     std::uint64_t check_seed = 0;    // the input seed of the timed run whose output was handed in
     double late_ms = 0;              // GPU: median wait for device work still running after a run's stop event
+    double first_ms = 0;             // GPU: wall time of the runner process's first call of the variant (module
+                                     // load; for the Python track also compiling and JIT), the same on every line
     std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
 };
 std::string encode(const PerfLine& p);

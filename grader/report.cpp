@@ -206,7 +206,10 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
                   bpp(e.stages[i].bytes_per_pixel) + ")";
     for (int n : sizes) {
         const double pixels = static_cast<double>(n) * n;
-        std::vector<std::string> headers{"variant", "kernel ms", "e2e ms", "GB/s @" + bpp(e.min_bytes_per_pixel), "% copy"};
+        // "first call": the runner process's first call of the variant, its module load (and the
+        // Python track's compiling and JIT) included; the same for every size.
+        std::vector<std::string> headers{"variant", "kernel ms", "e2e ms", "first call ms", "GB/s @" + bpp(e.min_bytes_per_pixel),
+                                         "% copy"};
         // The stages' traffic gets its own columns only when it is more than the floor.
         const bool pipeline_columns = pipeline_bytes > e.min_bytes_per_pixel;
         if (e.stages.size() > 1) {
@@ -226,7 +229,7 @@ std::vector<Table> exercise_tables(const Report& r, const ExerciseInfo& e, const
                 headers);
         for (const auto& p : r.perf) {
             if (p.exercise != e.name || p.kind != "gpu" || p.line.width != n) continue;
-            std::vector<std::string> row{p.variant, ms(p.line.ms), ms(p.line.e2e_ms),
+            std::vector<std::string> row{p.variant, ms(p.line.ms), ms(p.line.e2e_ms), ms(p.line.first_ms),
                                          format_fixed(gbps(e.min_bytes_per_pixel * pixels, p.line.ms), 0),
                                          format_fixed(pct_of_copy(r, e.min_bytes_per_pixel * pixels, p.line.ms), 1)};
             if (e.stages.size() > 1) {
@@ -345,7 +348,7 @@ std::string csv(const Report& r) {
     std::size_t stages = 0;
     for (const auto& e : r.exercises) stages = std::max(stages, e.stages.size());
     std::vector<std::string> headers{"lab", "label", "exercise", "variant", "kind", "pattern", "params", "width", "height", "threads",
-                                     "ms_median", "ms_min", "ms_max", "runs", "e2e_ms"};
+                                     "ms_median", "ms_min", "ms_max", "runs", "e2e_ms", "first_call_ms"};
     for (std::size_t i = 0; i < stages; ++i) headers.push_back("pass" + std::to_string(i + 1) + "_ms");
     headers.insert(headers.end(), {"gpu", "copy_gbps", "date"});
     Table t("timings", headers);
@@ -354,7 +357,7 @@ std::string csv(const Report& r) {
         std::vector<std::string> row{r.lab, r.label, p.exercise, p.variant, p.kind, l.pattern, l.params, std::to_string(l.width),
                                      std::to_string(l.height), std::to_string(l.threads), format_fixed(l.ms, 5),
                                      format_fixed(l.min_ms, 5), format_fixed(l.max_ms, 5), std::to_string(l.runs),
-                                     format_fixed(l.e2e_ms, 5)};
+                                     format_fixed(l.e2e_ms, 5), p.kind == "gpu" ? format_fixed(l.first_ms, 3) : ""};
         for (std::size_t i = 0; i < stages; ++i) row.push_back(i < l.stage_ms.size() ? format_fixed(l.stage_ms[i], 5) : "");
         row.insert(row.end(), {r.device.name, format_fixed(r.device.copy_gbps, 1), r.host.date});
         t.add_row(row);
@@ -398,6 +401,7 @@ Json json(const Report& r) {
         if (p.flops_per_pixel > 0) o["flops_per_pixel"] = p.flops_per_pixel;  // CPU rows too: --cpu-max-gflop's count
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
             o["pass_ms"] = l.stage_ms;
+            o["first_call_ms"] = l.first_ms;
             o["pct_copy_min_bytes"] = pct_of_copy(r, e->min_bytes_per_pixel * pixels, l.ms);
             if (p.flops_per_pixel > 0) {
                 const double gflops = p.flops_per_pixel * pixels / (l.ms * 1e-3) / 1e9;

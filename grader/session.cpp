@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -11,6 +12,9 @@
 
 #ifndef LABKIT_PROBE_PATH
 #error "meson passes LABKIT_PROBE_PATH: the device probe program"
+#endif
+#if !defined(LABKIT_PYRUNNER_DIR) || !defined(LABKIT_INPUTS_LIB)
+#error "meson passes LABKIT_PYRUNNER_DIR (grader/pyrunner/labkit_py) and LABKIT_INPUTS_LIB (the timing images)"
 #endif
 
 namespace grader {
@@ -26,7 +30,9 @@ GraderExercise& find_exercise(const Exercises& exercises, const std::string& nam
 namespace {
 
 // The kit's limits on every runner call (grader/sandbox.hpp says how they are applied).
-constexpr unsigned kMinProcesses = 256;         // the runner, OpenMP and CUDA threads, with room to spare
+// The runner, OpenMP and CUDA threads, with room to spare; Numba's CUDA simulator runs every thread
+// of a block (up to 1024) as a thread of its own.
+constexpr unsigned kMinProcesses = 1280;
 constexpr unsigned kProcessesPerCore = 4;       // a thread sweep goes up to one thread per core
 constexpr std::uintmax_t kCpuMemoryBytes = 16ull << 30;  // address space: 8192^2 cases need < 2 GiB
 constexpr std::uintmax_t kGpuDataBytes = 32ull << 30;    // data segment: CUDA reserves address space far beyond
@@ -41,14 +47,83 @@ std::uintmax_t answer_bytes(std::uintmax_t pixels) {
     return pixels * kBytesPerPixelBound + kHeaderBound;
 }
 
-Runner::Runner(const std::string& program, const Sandbox& sandbox, const fs::path& work, double silence_s,
+namespace {
+
+constexpr auto kReadable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec;
+
+// A copy the sandbox user can read, whoever owns the source.
+void copy_readable(const fs::path& from, const fs::path& to) {
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    fs::permissions(to, kReadable);
+}
+
+void make_readable_dir(const fs::path& dir) {
+    fs::create_directories(dir);
+    fs::permissions(dir, kReadable);
+}
+
+// The Python track's files of one suffix in `from` (not its subfolders), copied into `to`.
+void copy_files(const fs::path& from, const fs::path& to, const std::vector<std::string>& suffixes) {
+    make_readable_dir(to);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(from, ec))
+        if (entry.is_regular_file() && std::ranges::find(suffixes, entry.path().extension().string()) != suffixes.end())
+            copy_readable(entry.path(), to / entry.path().filename());
+}
+
+// Where an interpreter's installation lies: the folder above its bin/, for the path as given
+// and for the program it links to (a virtual environment's python is a link to its base).
+std::vector<fs::path> interpreter_prefixes(const fs::path& interpreter) {
+    std::vector<fs::path> prefixes;
+    std::error_code ec;
+    for (const fs::path& p : {fs::absolute(interpreter, ec), fs::canonical(interpreter, ec)}) {
+        const fs::path prefix = p.parent_path().parent_path();
+        const auto top = prefix.begin() == prefix.end() ? fs::path() : *std::next(prefix.begin());
+        if (prefix.empty() || prefix == "/" || top == "usr") continue;  // /usr is in every sandbox
+        if (std::ranges::find(prefixes, prefix) == prefixes.end()) prefixes.push_back(prefix);
+    }
+    return prefixes;
+}
+
+// Python's -c program: the runner's package from the working folder, nothing from the
+// environment (-I), no bytecode written (-B: the folder is read-only in the sandbox).
+std::string python_launcher(const fs::path& root) {
+    return "import sys; sys.path.insert(0, '" + root.string() +
+           "'); from labkit_py.__main__ import main; sys.exit(main())";
+}
+
+}  // namespace
+
+Runner::Runner(const RunnerSpec& spec, const Sandbox& sandbox, const fs::path& work, double silence_s,
                const Sanitizer* sanitizer)
-    : program_(work / "runner"), work_(work), sandbox_(sandbox), silence_s_(silence_s), sanitizer_(sanitizer) {
-    if (::access(program.c_str(), X_OK) != 0)
-        throw std::runtime_error("no runner program at '" + program + "' (build it first: ./labkit build)");
-    fs::copy_file(program, program_, fs::copy_options::overwrite_existing);
-    fs::permissions(program_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                  fs::perms::others_read | fs::perms::others_exec);
+    : work_(work), sandbox_(sandbox), silence_s_(silence_s), sanitizer_(sanitizer) {
+    if (::access(spec.program.c_str(), X_OK) != 0)
+        throw std::runtime_error("no runner program at '" + spec.program + "' (build it first: ./labkit build)");
+    copy_readable(spec.program, work / "runner");
+    programs_.push_back({{(work / "runner").string()}, {}});
+    if (spec.python.enabled()) programs_.push_back(python_program(spec.python));
+}
+
+Runner::Program Runner::python_program(const PythonTrack& python) const {
+    const fs::path root = work_ / "python";
+    std::string interpreter = python.interpreter;
+    if (interpreter.find('/') == std::string::npos) interpreter = find_on_path(interpreter);
+    if (interpreter.empty() || ::access(interpreter.c_str(), X_OK) != 0)
+        throw std::runtime_error("--python " + python.interpreter + ": no such program");
+    if (!fs::is_regular_file(python.track)) throw std::runtime_error("--python-track " + python.track + ": no such file");
+    if (!fs::is_directory(python.code)) throw std::runtime_error("--python-code " + python.code + ": no such folder");
+    make_readable_dir(root);
+    copy_files(LABKIT_PYRUNNER_DIR, root / "labkit_py", {".py"});
+    copy_files(fs::path(LABKIT_PYRUNNER_DIR) / "drivers", root / "labkit_py" / "drivers", {".py"});
+    copy_files(python.code, root / "code", {".py", ".cu"});
+    copy_readable(python.track, root / "track.py");
+    copy_readable(LABKIT_INPUTS_LIB, root / "liblabkit_inputs.so");
+    Program p{{interpreter, "-I", "-B", "-c", python_launcher(root), "--track", (root / "track.py").string(), "--code",
+               (root / "code").string(), "--inputs-lib", (root / "liblabkit_inputs.so").string()},
+              interpreter_prefixes(interpreter)};
+    if (python.simulate) p.argv.push_back("--simulate");
+    return p;
 }
 
 ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const {
@@ -58,7 +133,9 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
     o.log_path = c.log;
     o.wall_limit_s = c.wall_s;
     o.sandbox = &sandbox_;
+    const Program& program = programs_.at(c.program);
     o.confinement.read_only = {work_};
+    o.confinement.read_only.insert(o.confinement.read_only.end(), program.read_only.begin(), program.read_only.end());
     o.confinement.writable = c.answers;
     o.confinement.gpu = c.gpu;
     o.confinement.memory_bytes = c.gpu ? kGpuDataBytes : kCpuMemoryBytes;
@@ -75,34 +152,48 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
         argv = sanitizer_->command();
         if (const auto home = sanitizer_->home(); !home.empty()) o.confinement.read_only.push_back(home);
     }
-    argv.push_back(program_.string());
+    argv.insert(argv.end(), program.argv.begin(), program.argv.end());
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     return spawn(argv, o, on_line);
 }
 
 std::vector<RunnerVariant> list_variants(const Runner& runner, const Exercises& exercises) {
-    std::size_t listed = 0;
-    RunnerCall list;
-    list.args = {"list", "--report-fd", std::to_string(kReportFd)};
-    const auto out = runner.call(list, [&](const std::string& key, const std::string&) {
-        return key == "variant" && ++listed <= kMaxVariants;
-    });
-    if (listed > kMaxVariants)
-        throw std::runtime_error("the runner lists " + std::to_string(listed) + " variants (a kit's tables hold at most " +
-                                 std::to_string(kMaxVariants) + "): not a kit runner");
-    if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
-        throw std::runtime_error("'runner list' failed: " + out.describe());
+    std::vector<RunnerVariant> listed;  // every program's rows, in program order
+    for (std::size_t program = 0; program < runner.programs(); ++program) {
+        std::size_t count = 0;
+        RunnerCall list;
+        list.args = {"list", "--report-fd", std::to_string(kReportFd)};
+        list.program = program;
+        list.log = (runner.work() / ("list-" + std::to_string(program) + ".log")).string();
+        const auto out = runner.call(list, [&](const std::string& key, const std::string&) {
+            return key == "variant" && ++count <= kMaxVariants;
+        });
+        if (count > kMaxVariants)
+            throw std::runtime_error("the runner lists " + std::to_string(count) + " variants (a kit's tables hold at most " +
+                                     std::to_string(kMaxVariants) + "): not a kit runner");
+        if (out.end != ChildOutcome::End::exited || out.exit_code != 0) {
+            if (program == 0) throw std::runtime_error("'runner list' failed: " + out.describe());
+            const auto tail = log_tail(list.log, 2);
+            std::fprintf(stderr, "warning: the Python track is left out: its runner failed to list its variants (%s%s%s)\n",
+                         out.describe().c_str(), tail.empty() ? "" : ": ", tail.c_str());
+            continue;
+        }
+        for (const auto& [key, value] : out.lines) {
+            if (key != "variant") continue;
+            auto f = split_tabs(value);
+            f.resize(5);
+            find_exercise(exercises, f[0]);  // an unknown exercise is an error, not a row
+            for (const auto& v : listed)
+                if (v.name == f[1]) throw std::runtime_error("two runners list a variant '" + f[1] + "'");
+            listed.push_back({f[0], f[1], f[2], f[3], false, program, f[4] == "simulated"});
+        }
+    }
     std::vector<RunnerVariant> variants;
     for (const auto& e : exercises) {
         const auto info = e->info();
         variants.push_back({info.name, info.reference_name, "cpu", "the reference (the grader's own)", true});
-        for (const auto& [key, value] : out.lines) {
-            if (key != "variant") continue;
-            auto f = split_tabs(value);
-            f.resize(4);
-            find_exercise(exercises, f[0]);  // an unknown exercise is an error, not a row
-            if (f[0] == info.name) variants.push_back({f[0], f[1], f[2], f[3], false});
-        }
+        for (const auto& v : listed)
+            if (v.exercise == info.name) variants.push_back(v);
     }
     return variants;
 }

@@ -1,0 +1,103 @@
+"""python -m labkit_py --track TRACK --code DIR --inputs-lib LIB [--simulate] list|check|time|dry ...
+
+The Python track's runner (grader/protocol.hpp): started by the grader, in the sandbox, not by
+people. Exit status 0, 2 for bad arguments, 3 after an `error` line."""
+import argparse
+import importlib.util
+import sys
+
+from . import drivers, harness, protocol
+from .inputs import Generator
+from .student import Todo, where
+
+ERROR_EXIT = 3
+
+
+def load_track(path):
+    spec = importlib.util.spec_from_file_location("lab_track", path)
+    track = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(track)
+    return track
+
+
+def ints(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="labkit_py", description=__doc__.splitlines()[0])
+    p.add_argument("--track", required=True, help="the lab's kit/track.py")
+    p.add_argument("--code", required=True, help="the folder of the student's Python files")
+    p.add_argument("--inputs-lib", default="", help="liblabkit_inputs.so, for the timing images")
+    p.add_argument("--simulate", action="store_true", help="Numba's variants run on its CUDA simulator")
+    sub = p.add_subparsers(dest="command", required=True)
+    listing = sub.add_parser("list")
+    listing.add_argument("--report-fd", type=int, default=1)
+    for name in ("check", "time", "dry"):
+        c = sub.add_parser(name)
+        c.add_argument("exercise")
+        c.add_argument("variant")
+        c.add_argument("--report-fd", type=int, default=1)
+        if name == "check":
+            c.add_argument("--manifest", required=True)
+            c.add_argument("--answers", required=True)
+            c.add_argument("--threads", default="1")
+            c.add_argument("--digest", default="", help="ignored: this runner always answers with files")
+            c.add_argument("--only", default="")
+        if name == "time":
+            c.add_argument("--sizes", required=True)
+            c.add_argument("--patterns", default="random")
+            c.add_argument("--threads", default="1")
+            c.add_argument("--params", default="")
+            c.add_argument("--seed", type=int, default=0)
+            c.add_argument("--runs", type=int, default=0)
+            c.add_argument("--cpu-max-gflop", default="")
+            c.add_argument("--answers", default="")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse(sys.argv[1:] if argv is None else argv)
+    report = protocol.Reporter(args.report_fd)
+    track = load_track(args.track)
+    rows = {row[0]: row for row in track.VARIANTS}
+    if args.command == "list":
+        for name, driver, _file, summary in track.VARIANTS:
+            simulated = "\tsimulated" if args.simulate and driver == "numba" else ""
+            report.send("variant", f"{track.EXERCISE}\t{name}\tgpu\t{summary}{simulated}")
+        return 0
+    if args.exercise != track.EXERCISE or args.variant not in rows:
+        report.send("error", f"no variant '{args.variant}' in exercise '{args.exercise}'")
+        return ERROR_EXIT
+    variant = harness.Variant(track, rows[args.variant], args.code)
+    try:
+        if args.command == "dry":
+            variant.load(None)  # imports the student file; no GPU is touched
+            harness.dry(variant, report)
+            return 0
+        driver = drivers.load(variant.driver_name, simulate=args.simulate)
+        variant.load(driver)
+        if args.command == "check":
+            harness.check(variant, args.manifest, args.answers, set(ints(args.only)), report)
+        else:
+            patterns = [x for x in args.patterns.split(",") if x]
+            harness.time_variant(variant, Generator(args.inputs_lib), patterns, ints(args.sizes), args.seed,
+                                 protocol.RunPolicy(args.runs), args.answers, report)
+        return 0
+    except drivers.Missing as e:
+        report.send("skip", str(e))
+        return 0
+    except ImportError as e:
+        package = getattr(e, "name", None) or str(e)
+        report.send("skip", f"{package} not installed")
+        return 0
+    except Todo as e:
+        report.send("todo", str(e))
+        return 0
+    except Exception as e:  # noqa: BLE001  (student code: every failure is a report line)
+        report.send("error", where(e, args.code))
+        return ERROR_EXIT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
