@@ -174,6 +174,12 @@ class Lab:
     grader: str
     runner: str
     solution_runner: str  # "" when the reference is not built
+    python_code: str = ""  # the Python track's files of the student code base (absolute)
+    solution_python_code: str = ""
+
+    def python_code_for(self, runner):
+        """The Python files of the code base `runner` (a path in this build) was built from."""
+        return self.solution_python_code if Path(runner).name == Path(self.solution_runner).name else self.python_code
 
 
 class BuildInfo:
@@ -195,7 +201,9 @@ class BuildInfo:
         try:
             data = json.loads(path.read_text())
             labs = [Lab(name=str(l["name"]), grader=str(l["grader"]), runner=str(l["runner"]),
-                        solution_runner=str(l.get("solution_runner") or ""))
+                        solution_runner=str(l.get("solution_runner") or ""),
+                        python_code=str(l.get("python_code") or ""),
+                        solution_python_code=str(l.get("solution_python_code") or ""))
                     for l in data["labs"]]
             cuda = data.get("cuda")
             probe = str(data.get("probe") or "")

@@ -6,7 +6,7 @@ from pathlib import Path
 from .build import build_dir_of, ensure_configured, ninja, open_build
 from .classroom import grade_submissions
 from .grading import grade_default
-from .programs import lab_programs, list_variants, query, sandbox_option
+from .programs import lab_programs, list_variants, query, runner_options
 from .proc import execute
 from .sandbox import choose
 from .sanitize import grade_sanitized
@@ -76,8 +76,8 @@ def check_output_file(path, option):
 def cmd_run(args):
     build = open_build(build_dir_of(args))
     grader, runner = lab_programs(build, args.lab, args.solution)
-    cmd = [grader, "run", args.variant, "--runner", runner, "--input", args.input,
-           "--output", args.output, *sandbox_option(grader, choose())]
+    cmd = [grader, "run", args.variant, *runner_options(grader, runner, choose()), "--input", args.input,
+           "--output", args.output]
     if args.raw:
         cmd += ["--raw", args.raw]
     cmd += getattr(args, "extra", [])

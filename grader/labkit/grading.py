@@ -12,7 +12,7 @@ import time
 
 from . import reports
 from .build import build_dir_of, make, open_build
-from .programs import build_grader, list_variants, runner_sandbox, sandbox_option
+from .programs import build_grader, list_variants, runner_options, runner_sandbox
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd
 
@@ -85,9 +85,8 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log
     diff_dir = out_dir / "diff" / f"{lab}-{label}"
     # Diff images of an earlier run would read as failures of this one.
     shutil.rmtree(diff_dir, ignore_errors=True)
-    cmd = [grader, "grade", "--runner", runner, "--label", label, "--json", json_path,
-           "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"),
-           "--diff-dir", diff_dir, *sandbox_option(grader, sandbox)]
+    cmd = [grader, "grade", *runner_options(grader, runner, sandbox), "--label", label, "--json", json_path,
+           "--markdown", stem.with_suffix(".md"), "--csv", stem.with_suffix(".csv"), "--diff-dir", diff_dir]
     cmd += grader_options(args) + list(extra)
     limit = process_timeout(args, len(variants))
     if echo:
@@ -162,8 +161,8 @@ def print_summary(lab, student, solution):
 def validate_options(grader, runner, args, sandbox):
     """Every option of `grade` checked by the grader before anything runs or any earlier report
     is touched: one clear message and exit 2 for a wrong one."""
-    rc, out, timed_out = capture([grader, "grade", "--runner", runner, "--validate-only",
-                                  *sandbox_option(grader, sandbox), *grader_options(args)], timeout=120)
+    rc, out, timed_out = capture([grader, "grade", "--validate-only", *runner_options(grader, runner, sandbox),
+                                  *grader_options(args)], timeout=120)
     if rc == 2 and not timed_out:
         lines = [l for l in out.strip().splitlines() if l.strip() and not l.startswith("Run with --help")]
         message = lines[0] if lines else "a wrong option"

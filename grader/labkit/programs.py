@@ -4,11 +4,50 @@ The grader is kit code and is always the one of the build labkit was pointed at;
 whichever code base is graded (labs/, solutions/, or a submission built apart)."""
 
 import functools
+import os
+import shutil
 from pathlib import Path
 
-from .build import make
+from .build import BuildInfo, make
 from .proc import capture
-from .util import LabkitError, first_errors, rel, say
+from .util import ROOT, LabkitError, first_errors, rel, say
+
+PYTHON_VENV = ROOT / ".venv-python" / "bin" / "python3"  # ./labkit setup --python makes it
+SYSTEM_PYTHON = Path("/usr/bin/python3")  # readable by the sandbox user, unlike a python under /root
+
+
+def python_interpreter():
+    """The Python track's interpreter: $LABKIT_PYTHON when set (empty or "none": no Python track),
+    else the kit's .venv-python, else the system's python3 (whose rows then say what is missing)."""
+    chosen = os.environ.get("LABKIT_PYTHON")
+    if chosen is not None:
+        return "" if chosen.strip().lower() in ("", "none") else chosen
+    if PYTHON_VENV.exists():
+        return str(PYTHON_VENV)
+    return str(SYSTEM_PYTHON) if SYSTEM_PYTHON.exists() else (shutil.which("python3") or "")
+
+
+def python_options(runner):
+    """--python and --python-code for the code base `runner` was built from, as its build's
+    labkit-build.json says (never as anything the runner prints); [] without a Python track."""
+    interpreter = python_interpreter()
+    runner = Path(runner)
+    if not interpreter:
+        return []
+    try:
+        info = BuildInfo.read(runner.parent.parent)  # <build>/labs/<lab>_runner
+    except LabkitError:
+        return []
+    for lab in info.labs:
+        if runner.name in (Path(lab.runner).name, Path(lab.solution_runner or "-").name):
+            code = lab.python_code_for(runner)
+            return ["--python", interpreter, "--python-code", code] if code else []
+    return []
+
+
+def runner_options(grader, runner, sandbox):
+    """What every grader command that drives a runner gets: the runner, its sandbox, its Python track."""
+    return ["--runner", runner, *sandbox_option(grader, sandbox), *python_options(runner)]
 
 QUERY_TIMEOUT_S = 60
 
@@ -90,7 +129,7 @@ def list_variants(grader, runner, sandbox):
     sandbox). The grader prints name, kind, summary, exercise and "reference" or "student"; the
     exercise is not used here."""
     rows = []
-    for line in query(grader, "list", "--runner", runner, *sandbox_option(grader, sandbox)):
+    for line in query(grader, "list", *runner_options(grader, runner, sandbox)):
         parts = line.split("\t")
         rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
                      "summary": parts[2].strip() if len(parts) > 2 else "",

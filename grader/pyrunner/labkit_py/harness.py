@@ -25,7 +25,10 @@ class Variant:
     def load(self, driver):
         """Imports the student file (after the driver, so that a simulator is set up first)."""
         self.driver = driver
-        self.module = load_module(os.path.join(self.code_dir, self.file))
+        path = os.path.join(self.code_dir, self.file)
+        if not os.path.exists(path):
+            raise Todo(f"{self.file} is not there (python/ of the code base)")
+        self.module = load_module(path)
         for function in ("compile", self.track.ENTRY):
             if not callable(getattr(self.module, function, None)):
                 raise RuntimeError(f"{self.file} defines no function {function}()")
