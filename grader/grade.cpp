@@ -286,6 +286,9 @@ VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, con
     } else if (const auto skip = out.last("skip"); !skip.empty()) {
         r.status = Status::skipped;
         r.detail = "skipped: " + skip;
+    } else if (const auto error = out.last("error"); !error.empty()) {
+        r.status = Status::error;  // it did not even load (a Python file that does not parse)
+        r.detail = error;
     } else {
         r.status = Status::not_run;
         r.detail = why + " (compiled)";

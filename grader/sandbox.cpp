@@ -127,6 +127,8 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
         else if (fs::is_directory(top, ec))
             cmd.insert(cmd.end(), {"--ro-bind", top, top});
     }
+    // /etc/alternatives: Debian's links to the chosen BLAS and friends (numpy of the Python track loads them).
+    cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives"});
     cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--proc", "/proc", "--dev", "/dev",
                            "--size", std::to_string(kScratchBytes), "--tmpfs", "/tmp"});
     if (c.gpu) {

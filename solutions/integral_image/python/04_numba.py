@@ -45,7 +45,7 @@ def transpose_tiles(src, dst):
         y = cuda.blockIdx.y * TILE + j
         if x < width and y < height:
             tile[j, tx] = src[y, x]
-    cuda.syncthreads()
+    cuda.syncthreads()  # the tile is whole before any thread reads another thread's element
     out_x = cuda.blockIdx.y * TILE + tx
     for j in range(ty, TILE, TILE_ROWS):
         out_y = cuda.blockIdx.x * TILE + j
