@@ -14,6 +14,10 @@ class Driver:
     def __init__(self, simulate=False):
         if simulate:
             os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # read when numba.cuda is first imported
+        if not hasattr(np, "row_stack"):
+            # numba-cuda (0.30.4 and older) registers np.row_stack, which NumPy 2.5 removed: without
+            # the alias, compiling any kernel for a GPU stops with an AttributeError.
+            np.row_stack = np.vstack
         from numba import cuda
         self.cuda = cuda
         if not simulate:
