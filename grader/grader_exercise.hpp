@@ -31,6 +31,7 @@ struct CaseSettings {
     std::uint64_t seed = 0;
     std::string photos_dir;  // empty: no photos
     std::string cache_dir;   // empty: none; else built cases are kept there for the next gradings
+    long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
 };
 
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
@@ -350,6 +351,7 @@ private:
     }
 
     void add(std::string name, labkit::HostImage<In> input, Params params) {
+        if (max_pixels_ > 0 && static_cast<long long>(input.width()) * input.height() > max_pixels_) return;
         const auto [w, h] = C::output_size(input.width(), input.height(), params);
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
@@ -358,6 +360,7 @@ private:
     }
 
     void build_cases(const CaseSettings& settings) {
+        max_pixels_ = settings.max_pixels;
         for (const Size& size : settings.sizes)
             for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
@@ -451,6 +454,7 @@ private:
         return s;
     }
 
+    long long max_pixels_ = 0;  // CaseSettings::max_pixels of the cases being built
     std::vector<Case> cases_;
     std::filesystem::path manifest_;
     std::string photo_;  // `run`: the photo (for its colour)

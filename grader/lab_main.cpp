@@ -243,6 +243,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->capture_default_str()
         ->check(kPositive);
     grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
+    grade_cmd->add_option("--max-case-pixels", g.cases.max_pixels,
+                          "leave out every case larger than this many pixels, the lab's own cases too (with "
+                          "--python-simulate: Numba's simulator runs a few thousand pixels a second)")
+        ->check(CLI::PositiveNumber);
     grade_cmd->add_option("--cases-cache", g.cases.cache_dir,
                           "keep the cases and their expected outputs in this folder (made private, 0700), and reuse "
                           "them when another grading asks for the same ones (same seed, sizes, photos and grader)");

@@ -6,6 +6,7 @@ whichever code base is graded (labs/, solutions/, or a submission built apart)."
 import functools
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from .build import BuildInfo, make
@@ -16,15 +17,26 @@ PYTHON_VENV = ROOT / ".venv-python" / "bin" / "python3"  # ./labkit setup --pyth
 SYSTEM_PYTHON = Path("/usr/bin/python3")  # readable by the sandbox user, unlike a python under /root
 
 
+def open_to_others(path):
+    """Whether the sandbox's unprivileged user can run path: every folder above it searchable by
+    others (a Python under /root/.pyenv is not)."""
+    real = Path(os.path.realpath(path))
+    return all(p.stat().st_mode & stat.S_IXOTH for p in [real, *real.parents])
+
+
 def python_interpreter():
     """The Python track's interpreter: $LABKIT_PYTHON when set (empty or "none": no Python track),
-    else the kit's .venv-python, else the system's python3 (whose rows then say what is missing)."""
+    else the kit's .venv-python (./labkit setup --python), else python3 from PATH when the sandbox
+    user can run it, else the system's (whose rows then say what is missing)."""
     chosen = os.environ.get("LABKIT_PYTHON")
     if chosen is not None:
         return "" if chosen.strip().lower() in ("", "none") else chosen
     if PYTHON_VENV.exists():
         return str(PYTHON_VENV)
-    return str(SYSTEM_PYTHON) if SYSTEM_PYTHON.exists() else (shutil.which("python3") or "")
+    on_path = shutil.which("python3")
+    if on_path and open_to_others(on_path):
+        return on_path
+    return str(SYSTEM_PYTHON) if SYSTEM_PYTHON.exists() else (on_path or "")
 
 
 def python_options(runner):

@@ -43,7 +43,8 @@ def scan_rows(src, dst):
 
 
 # Step N2: dst (width, height) = the transpose of src (height, width), one TILE x TILE tile per
-#   block of TILE x TILE_ROWS threads, through a shared (TILE, TILE + 1) uint32 tile: load along
+#   block of TILE x TILE_ROWS threads, through a shared TILE x (TILE + 1) uint32 tile (its shape must be constants Numba knows
+#   when it compiles: names defined at the top of this file, not an expression such as TILE + 1): load along
 #   input rows, one barrier, store along output rows, reading the tile by columns (why the extra
 #   column?). Pitfall: partial tiles at the right and bottom edges; the load checks the input's
 #   size, the store the output's.

@@ -9,6 +9,7 @@ from numba import cuda, uint32
 
 BLOCK = 256
 TILE, TILE_ROWS = 32, 8
+TILE_PITCH = TILE + 1  # a padded tile row: a column of the tile hits 32 banks (a global: shared.array's shape must be a constant)
 
 
 @cuda.jit
@@ -37,7 +38,7 @@ def scan_rows(src, dst):
 
 @cuda.jit
 def transpose_tiles(src, dst):
-    tile = cuda.shared.array((TILE, TILE + 1), uint32)
+    tile = cuda.shared.array((TILE, TILE_PITCH), uint32)
     height, width = src.shape
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
