@@ -34,8 +34,7 @@ class Driver:
         if self.simulated:
             flat.view(np.uint8)[:] = byte  # the simulator's arrays are numpy arrays
         else:
-            self.memset(flat, byte, flat.size * flat.dtype.itemsize)
-        self.cuda.synchronize()
+            self.memset(flat, byte, flat.size * flat.dtype.itemsize)  # in order on the default stream
 
     def zero(self, array):
         self.fill_bytes(array, 0)
