@@ -9,6 +9,7 @@
 //                             The grader asks for it on large cases compared exactly, and asks
 //                             again for the file of a case whose digest is wrong (--only)
 //       todo  <message>       the variant is not written yet (NotImplemented)
+//       skip  <message>       it cannot run here (a Python driver not installed): "skipped", no failure
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
 //               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all but on_request)
@@ -16,7 +17,9 @@
 //       perf  <PerfLine fields>   every timed run had a fresh input (seed run_seed(S, run)) and a
 //                                 re-poisoned output; the last one's output is DIR/answer_name(k)
 //                                 for the k-th perf line, its seed check_seed, for the grader to judge
-//   runner list               one line per variant: exercise, name, cpu|gpu, summary
+//   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
+//                             variant it runs without a GPU, on a simulator]
+// The Python track's runner (grader/pyrunner) answers the same protocol for a lab's kit/track.py.
 // The runner never sees an expected output or the reference: deciding a verdict, and every
 // report, happen in the grader.
 #pragma once
