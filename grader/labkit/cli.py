@@ -36,6 +36,11 @@ def make_parser():
     grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
     grading.add_argument("--no-perf", action="store_true", help="check correctness only")
     grading.add_argument("--quick", action="store_true", help="fewer sizes and runs")
+    grading.add_argument("--python-simulate", action="store_true",
+                         help="Python track without a GPU: run the Numba variants on Numba's CUDA simulator "
+                         "(very slow: add --max-case-pixels 64)")
+    grading.add_argument("--max-case-pixels", type=positive(int), metavar="N",
+                         help="leave out every case larger than N pixels, the lab's own cases too")
     grading.add_argument("--timeout", type=positive(int), metavar="SEC",
                    help="per-variant limit (seconds without progress), enforced by the grader "
                    "binary (its default: 60)")

@@ -33,13 +33,16 @@ def grader_options(args):
                         ("--threads", getattr(args, "threads", None)),
                         ("--cpu-max-gflop", getattr(args, "cpu_max_gflop", None)),
                         ("--seed", args.seed), ("--timeout", args.timeout),
-                        ("--cases-cache", getattr(args, "cases_cache", None))):
+                        ("--cases-cache", getattr(args, "cases_cache", None)),
+                        ("--max-case-pixels", getattr(args, "max_case_pixels", None))):
         if value is not None:
             out += [flag, str(value)]
     if args.no_perf:
         out.append("--no-perf")
     if args.quick:
         out.append("--quick")
+    if getattr(args, "python_simulate", False):
+        out.append("--python-simulate")
     return out
 
 
