@@ -19,7 +19,7 @@ from .util import ROOT, LabkitError, kit_path, rel, say
 # deliberately broken kernels that the kit's own tests grade.
 # The broken-submission corpus is solution code with one bug each: kit-only, like the reference.
 DIST_EXCLUDE = ["solutions/", ".ci/", "labs/*/kit/tests/reference/", "tests/corpus/"]
-WALK_SKIP = {".git", "results", "dist", "third_party", "__pycache__"}
+WALK_SKIP = {".git", "results", "dist", "third_party", "__pycache__", ".venv-python"}
 TOP = "gpu-labkit"  # the tarball's one top-level folder
 
 

@@ -84,7 +84,8 @@ def bundled(path):
     parts = path.split("/")
     if len(parts) > 1 and (parts[0] in SKIP_TOP or parts[0].startswith("build")):
         return False
-    return not (path.startswith("third_party/debs/") or "__pycache__" in parts or path.endswith(".pyc"))
+    return not (path.startswith(("third_party/debs/", "third_party/wheels/", ".venv-python/")) or "__pycache__" in parts
+                or path.endswith(".pyc"))
 
 
 def kit_files():
