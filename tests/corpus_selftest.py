@@ -64,6 +64,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CORPUS = HERE / "corpus"
 LABKIT = ROOT / "labkit"
+sys.path.insert(0, str(ROOT / "grader"))
+from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -782,8 +784,9 @@ def kit_variant_names(build_dir, labs):
         grader = build_dir / "labs" / f"{lab}_grader"
         for runner in (build_dir / "labs" / f"{lab}_solution_runner", build_dir / "labs" / f"{lab}_runner"):
             if grader.exists() and runner.exists():
-                out = subprocess.run([str(grader), "list", "--runner", str(runner)], capture_output=True,
-                                     text=True, timeout=120).stdout
+                # As labkit lists them: the Python track's rows too (grader/labkit/programs.py).
+                out = subprocess.run([str(grader), "list", "--runner", str(runner), *python_options(runner)],
+                                     capture_output=True, text=True, timeout=120).stdout
                 names[lab] = {l.split("\t")[0] for l in out.splitlines() if l.strip()}
                 break
     return names
