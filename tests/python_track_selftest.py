@@ -2,7 +2,7 @@
 """The Python track (grader/pyrunner, each lab's kit/track.py and python/), graded through each
 lab's grader as students and instructors run it.
 
-  python_track_selftest.py cpu --build-dir B   no GPU needed: every starter variant is TODO; the
+  python_track_selftest.py cpu --build-dir B   no GPU needed: the kernels compile (nvcc); every starter variant is TODO; the
       solution's Numba variants pass on Numba's CUDA simulator (exit 77 when the interpreter has
       no numba: ./labkit setup --python); the others are "not run" or "skipped"; a hostile
       student file reaches nothing outside its sandbox; the runner's timing images are the kit's.
@@ -11,6 +11,7 @@ lab's grader as students and instructors run it.
 The interpreter is the one labkit gives the grader (grader/labkit/programs.py)."""
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,8 +127,27 @@ def check_hostile(build, lab):
     print(f"ok: a hostile Python file reached nothing ({numba['status']}: {numba['detail'][:100]})")
 
 
+def check_kernels_compile(labs):
+    """Every .cu file compiles here, the Python track's too: PyCUDA and CuPy compile them only at
+    run time, on a GPU. nvcc from PATH or /usr/local/cuda; without it, said and not checked."""
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+    if nvcc is None:
+        print("no nvcc: the Python track's kernels were not compiled")
+        return
+    for lab in labs:
+        for base in (ROOT / "labs", ROOT / "solutions"):
+            source = base / lab["name"] / "python" / "01_kernels.cu"
+            with tempfile.TemporaryDirectory() as tmp:
+                out = subprocess.run([nvcc, "-c", "-std=c++17", "-arch=sm_90", "-x", "cu", str(source), "-o",
+                                      str(Path(tmp) / "k.o")], capture_output=True, text=True)
+            if out.returncode != 0:
+                raise AssertionError(f"{source.relative_to(ROOT)} does not compile: {out.stderr.strip()[-500:]}")
+    print(f"ok: every Python-track 01_kernels.cu compiles ({nvcc})")
+
+
 def cpu(build):
     labs = labs_with_track(build)
+    check_kernels_compile(labs)
     check_generator(build)
     for lab in labs:
         _, rows = grade(build, lab, ROOT / "labs" / lab["name"] / "python", TINY + ["--python-simulate"], "runner")
