@@ -108,7 +108,9 @@ Runner::Runner(const RunnerSpec& spec, const Sandbox& sandbox, const fs::path& w
 Runner::Program Runner::python_program(const PythonTrack& python) const {
     const fs::path root = work_ / "python";
     std::string interpreter = python.interpreter;
-    if (interpreter.find('/') == std::string::npos) interpreter = find_on_path(interpreter);
+    // A path as given (not resolved: a virtual environment's python finds its packages through
+    // the path it was started by), made absolute, since the sandbox starts elsewhere.
+    interpreter = interpreter.find('/') == std::string::npos ? find_on_path(interpreter) : fs::absolute(interpreter).string();
     if (interpreter.empty() || ::access(interpreter.c_str(), X_OK) != 0)
         throw std::runtime_error("--python " + python.interpreter + ": no such program");
     if (!fs::is_regular_file(python.track)) throw std::runtime_error("--python-track " + python.track + ": no such file");

@@ -2,8 +2,10 @@
 
 @cuda.jit compiles a kernel the first time it is launched with a new set of argument types
 (Python -> Numba IR -> LLVM IR -> NVVM -> PTX, then the driver's JIT to machine code): the first
-call pays for all four. Write steps N1 to N5 in order; check them on a small image with Numba's
-CUDA simulator (the runner's --simulate: it runs the kernels on the CPU, slowly).
+call pays for all four. Write steps N1 to N5, then grade: the row stays TODO until
+histogram_equalization() (N5) is written. Without a GPU, Numba's CUDA simulator runs the kernels
+on the CPU, slowly: `./labkit grade histogram_equalization --variants 'numba*' --python-simulate
+--max-case-pixels 64 --sizes 1x1,7x3 --no-perf`.
 
 Numba's reference: https://nvidia.github.io/numba-cuda/ (user guide: writing kernels, shared
 memory and thread synchronization, supported atomic operations, the CUDA simulator). In general

@@ -3,9 +3,11 @@
 @cuda.jit compiles a kernel the first time it is launched with a new set of argument types
 (Python -> Numba IR -> LLVM IR -> NVVM -> PTX, then the driver's JIT to machine code): the first
 call pays for two scans (uint8 and uint32 rows) and the transpose. Each later launch still checks
-the argument types in Python before it calls the driver. Write steps N1 to N4 in order; check
-them on a small image with Numba's CUDA simulator (the runner's --simulate: it runs the kernels
-on the CPU, slowly).
+the argument types in Python before it calls the driver. Write steps N1 to N4, then grade: the
+row stays TODO until integral_image() (N4) is written. Without a GPU, Numba's CUDA simulator runs
+the kernels on the CPU, slowly: `./labkit grade integral_image --variants 'numba*' --python-simulate
+--max-case-pixels 64 --sizes 1x1,7x3 --no-perf` (docs/python_track.md says how to reach the carry
+between sections and more than one tile there).
 
 Numba's reference: https://nvidia.github.io/numba-cuda/ (user guide: writing kernels, shared
 memory and thread synchronization, the CUDA simulator). In general terms a launch is
