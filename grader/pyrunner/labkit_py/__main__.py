@@ -95,22 +95,15 @@ def main(argv=None):
     if args.exercise != track.EXERCISE or args.variant not in rows:
         report.send("error", f"no variant '{args.variant}' in exercise '{args.exercise}'")
         return ERROR_EXIT
+    path = os.path.join(args.code, rows[args.variant][2])
     try:
+        if not os.path.exists(path):
+            raise Todo(f"{os.path.basename(path)} is not there (python/ of the code base)")
         from . import drivers, harness, protocol
         from .inputs import Generator
         variant = harness.Variant(track, rows[args.variant], args.code)
         if args.command == "dry":
-            if not os.path.exists(os.path.join(args.code, variant.file)):
-                raise Todo(f"{variant.file} is not there (python/ of the code base)")
-            try:
-                variant.load(None)  # imports the student file; no GPU is touched
-            except ImportError as e:  # its driver is not installed here: read the file instead
-                if (getattr(e, "name", None) or "").split(".")[0] not in DRIVER_PACKAGES:
-                    raise
-                todo = first_todo(os.path.join(args.code, variant.file), ("compile", track.ENTRY))
-                if todo:
-                    raise Todo(todo) from e
-                raise  # written: its rows say which package is missing
+            variant.load(None)  # imports the student file; no GPU is touched
             harness.dry(variant, report)
             return 0
         driver = drivers.load(variant.driver_name, simulate=args.simulate)
@@ -122,23 +115,27 @@ def main(argv=None):
             harness.time_variant(variant, Generator(args.inputs_lib), patterns, ints(args.sizes), args.seed,
                                  protocol.RunPolicy(args.runs), args.answers, report)
         return 0
-    except ImportError as e:
-        package = (getattr(e, "name", None) or "").split(".")[0]
-        if package not in DRIVER_PACKAGES:
-            report.send("error", where(e, args.code))
-            return ERROR_EXIT
-        report.send("skip", f"{package} not installed ({SETUP_HINT})")
-        return 0
-    except Exception as e:  # noqa: BLE001
-        if type(e).__name__ == "Missing":  # drivers.Missing: the driver is there but cannot load
-            report.send("skip", str(e))
-            return 0
-        if isinstance(e, Todo):
-            report.send("todo", str(e))
-            return 0
-        report.send("error", where(e, args.code))  # student code: every failure is a report line
-        return ERROR_EXIT
+    except Exception as e:  # noqa: BLE001  (student code: every failure is a report line)
+        return report_failure(e, path, args.code, track, report)
 
+
+def report_failure(error, path, code_dir, track, report):
+    """todo, skip or error for what stopped a variant. A driver (or numpy) that cannot be
+    imported here is "skipped", except for a starter: read, not run, its TODO shows either way."""
+    missing = None
+    if isinstance(error, ImportError) and (getattr(error, "name", None) or "").split(".")[0] in DRIVER_PACKAGES:
+        missing = f"{error.name.split('.')[0]} not installed ({SETUP_HINT})"
+    elif type(error).__name__ == "Missing":  # drivers.Missing: the driver's package does not load
+        missing = str(error)
+    if missing:
+        todo = first_todo(path, ("compile", track.ENTRY))
+        report.send("todo", todo) if todo else report.send("skip", missing)
+        return 0
+    if isinstance(error, Todo):
+        report.send("todo", str(error))
+        return 0
+    report.send("error", where(error, code_dir))
+    return ERROR_EXIT
 
 if __name__ == "__main__":
     sys.exit(main())
