@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 namespace labkit {
 
@@ -28,6 +29,36 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
 }
 bool looks_numeric(const std::string& s) {
     return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || (s[0] == '-' && s.size() > 1));
+}
+// A cell as literal text in Markdown (GitHub's, Gradescope's): cells carry student text (an
+// exception message), which must not become bold, a link, an image, HTML or a new column.
+std::string markdown_cell(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~':
+                out += '\\';
+                out += c;
+                break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+// A cell as text in a spreadsheet: quoted where CSV needs it, and a cell a spreadsheet would
+// take for a formula (=, +, -, @, tab, CR first; not a number) starts with a quote mark instead.
+std::string csv_cell(const std::string& s) {
+    std::string text = s;
+    if (!text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos &&
+        !(looks_numeric(text) && text.find_first_not_of("-+.0123456789eE") == std::string::npos))
+        text.insert(0, 1, '\'');
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string q = "\"";
+    for (const char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
 }
 }  // namespace
 
@@ -60,24 +91,18 @@ std::string Table::markdown() const {
     out << "\n";
     for (const auto& row : rows_) {
         out << "|";
-        for (const auto& cell : row) out << " " << cell << " |";
+        for (const auto& cell : row) out << " " << markdown_cell(cell) << " |";
         out << "\n";
     }
     return out.str();
 }
 
 std::string Table::csv() const {
-    auto quote = [](const std::string& s) {
-        if (s.find_first_of(",\"\n") == std::string::npos) return s;
-        std::string q = "\"";
-        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
     std::ostringstream out;
-    for (std::size_t c = 0; c < headers_.size(); ++c) out << (c ? "," : "") << quote(headers_[c]);
+    for (std::size_t c = 0; c < headers_.size(); ++c) out << (c ? "," : "") << csv_cell(headers_[c]);
     out << "\n";
     for (const auto& row : rows_) {
-        for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << quote(row[c]);
+        for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_cell(row[c]);
         out << "\n";
     }
     return out.str();

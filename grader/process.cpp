@@ -1,5 +1,7 @@
 #include "process.hpp"
 
+#include "cgroup.hpp"
+
 #include <fcntl.h>
 
 #include <poll.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -23,12 +26,43 @@ constexpr int kExecFailed = 127;  // what a shell returns for a program it could
 }
 
 std::string printable(const std::string& text) {
+    // Control characters go (they move cursors and recolour tables); bytes that are not UTF-8
+    // become U+FFFD, so that every report format (JSON above all, which refuses them) takes the
+    // text as it is. Tabs stay.
+    static constexpr char kReplacement[] = "\xEF\xBF\xBD";
+    constexpr unsigned char kSpace = 0x20, kDelete = 0x7f;
     std::string out;
     out.reserve(text.size());
-    constexpr unsigned char kSpace = 0x20, kDelete = 0x7f;
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '\t' || (u >= kSpace && u != kDelete)) out += c;  // UTF-8 bytes (>= 0x80) stay
+    const std::size_t n = text.size();
+    for (std::size_t i = 0; i < n;) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            if (u == '\t' || (u >= kSpace && u != kDelete)) out += text[i];
+            ++i;
+            continue;
+        }
+        // The length of a well-formed sequence starting here (RFC 3629: no overlong forms, no
+        // surrogates, nothing above U+10FFFF), or 0.
+        auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+            if (i + k >= n) return false;
+            const auto c = static_cast<unsigned char>(text[i + k]);
+            return c >= lo && c <= hi;
+        };
+        std::size_t len = 0;
+        if (u >= 0xC2 && u <= 0xDF) len = cont(1) ? 2 : 0;
+        else if (u == 0xE0) len = cont(1, 0xA0) && cont(2) ? 3 : 0;
+        else if (u == 0xED) len = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+        else if (u >= 0xE1 && u <= 0xEF) len = cont(1) && cont(2) ? 3 : 0;
+        else if (u == 0xF0) len = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+        else if (u >= 0xF1 && u <= 0xF3) len = cont(1) && cont(2) && cont(3) ? 4 : 0;
+        else if (u == 0xF4) len = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+        if (len == 0) {
+            out += kReplacement;
+            ++i;
+        } else {
+            out.append(text, i, len);
+            i += len;
+        }
     }
     return out;
 }
@@ -54,20 +88,19 @@ std::string ChildOutcome::last(const std::string& key) const {
 }
 
 std::string ChildOutcome::describe() const {
-    char buf[128];
+    const std::string hit = limit.empty() ? "" : " (" + limit + ")";
     switch (end) {
         case End::timed_out:
         case End::over_limit:
-            return why;
+            return why + hit;
         case End::not_started:
             return "could not be started";
         case End::crashed: {
             const char* name = sigabbrev_np(signal);
-            return std::string("crashed: SIG") + (name ? name : "?") + " (signal " + std::to_string(signal) + ")";
+            return std::string("crashed: SIG") + (name ? name : "?") + " (signal " + std::to_string(signal) + ")" + hit;
         }
         case End::exited:
-            std::snprintf(buf, sizeof buf, "exited with status %d", exit_code);
-            return buf;
+            return "exited with status " + std::to_string(exit_code) + hit;
     }
     return "";
 }
@@ -152,6 +185,11 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(output, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     const Confinement& confinement = options.confinement;
+    // A control group of its own for a sandboxed child, made before the fork (the child only
+    // joins it), removed with whatever is still in it when this returns.
+    const bool grouped = options.sandbox && options.sandbox->grouped();
+    const std::unique_ptr<ControlGroup> group =
+        grouped ? ControlGroups::here().make({confinement.processes, confinement.group_memory_bytes}) : nullptr;
     std::vector<std::string> command = options.sandbox ? options.sandbox->command(argv, confinement) : argv;
     std::vector<std::string> env = options.sandbox ? options.sandbox->environment() : std::vector<std::string>{};
     std::vector<char*> args, envp;
@@ -171,9 +209,10 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         if (null_in < 0 || ::dup2(null_in, 0) < 0 || ::dup2(output[1], 1) < 0 || ::dup2(output[1], 2) < 0 ||
             ::dup2(report[1], kReportFd) < 0)
             ::_exit(kExecFailed);
+        if (group && !group->join()) ::_exit(kExecFailed);
         ::closefrom(kReportFd + 1);  // nothing else of the grader's is inherited
         if (options.sandbox) {
-            if (!options.sandbox->enter(confinement)) ::_exit(kExecFailed);
+            if (!options.sandbox->enter(confinement, grouped)) ::_exit(kExecFailed);
             // Killed with the grader (a lab wall-clock kill), whatever group it moves to; set
             // after enter(), since a change of user clears it.
             if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != grader) ::_exit(kExecFailed);
@@ -195,8 +234,10 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     const auto start = Clock::now();
     auto last_progress = start;
     std::string pending;
+    std::uintmax_t cut_bytes = 0;  // of the pending line, past kMaxLineBytes
     bool report_open = true, output_open = true;
     auto stop = [&](ChildOutcome::End end, std::string why) {
+        if (group) group->kill_all();
         ::kill(-pid, SIGKILL);
         out.end = end;
         out.why = std::move(why);
@@ -232,13 +273,23 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
             if (n <= 0) {
                 report_open = false;
             } else {
-                pending.append(buf, static_cast<std::size_t>(n));
-                std::size_t nl;
-                while ((nl = pending.find('\n')) != std::string::npos) {
-                    take_line(printable(pending.substr(0, nl)));
-                    pending.erase(0, nl + 1);
+                // A line over kMaxLineBytes keeps its head (the key, the start of a message) and
+                // says how much was cut; the rest, up to its newline, is counted, not kept.
+                for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
+                    const char* nl = static_cast<const char*>(std::memchr(buf + at, '\n', n - at));
+                    const std::size_t end = nl ? static_cast<std::size_t>(nl - buf) : static_cast<std::size_t>(n);
+                    const std::size_t room = kMaxLineBytes - std::min(kMaxLineBytes, pending.size());
+                    pending.append(buf + at, std::min(room, end - at));
+                    cut_bytes += end - at - std::min(room, end - at);
+                    at = end;
+                    if (!nl) break;
+                    if (cut_bytes > 0) pending += " [labkit: line cut at " + std::to_string(kMaxLineBytes >> 10) +
+                                                  " KiB; " + std::to_string(cut_bytes) + " more bytes discarded]";
+                    take_line(printable(pending));
+                    pending.clear();
+                    cut_bytes = 0;
+                    ++at;
                 }
-                if (pending.size() > kMaxLineBytes) pending.clear();
             }
         }
         if (!report_open && !output_open) break;
@@ -281,10 +332,12 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         constexpr auto kReapSlice = std::chrono::milliseconds(20);
         std::this_thread::sleep_for(kReapSlice);
     }
+    if (group) group->kill_all();  // what it left behind in its group, whatever process group it moved to
     ::kill(-pid, SIGKILL);
     while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     reap_orphans();
+    if (group) out.limit = group->limit_hit();
     out.silent_s = seconds_since(last_progress);
     if (out.why.empty()) {
         // bubblewrap passes on its child's death by signal N as the exit status 128 + N.

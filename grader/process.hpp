@@ -40,6 +40,7 @@ struct ChildOutcome {
     int signal = 0;
     double silent_s = 0;  // how long it had made no progress when it ended
     std::string why;      // timed_out, over_limit: which limit, in words
+    std::string limit;    // a limit of its control group that it ran into ("ran out of memory (...)"), or ""
     std::vector<std::pair<std::string, std::string>> lines;  // everything the child sent, in order
 
     // The value of the last line with this key, or "".

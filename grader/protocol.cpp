@@ -1,8 +1,14 @@
 #include "protocol.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 #include "labkit/generators.hpp"
 
@@ -27,20 +33,54 @@ void write_raw_bytes(const fs::path& path, const void* data, int width, int heig
     if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
 }
 
+RawFile::RawFile(RawFile&& other) noexcept
+    : name(std::move(other.name)), width(other.width), height(other.height), elem_size(other.elem_size),
+      fd_(std::exchange(other.fd_, -1)) {}
+
+RawFile::~RawFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+// Reads exactly n bytes, or throws.
+void read_exactly(const RawFile& f, char* data, std::size_t n) {
+    while (n > 0) {
+        const ssize_t got = ::read(f.fd(), data, n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) throw std::runtime_error("cannot read " + f.name + (got < 0 ? ": " + std::string(std::strerror(errno)) : ": too short"));
+        data += got;
+        n -= static_cast<std::size_t>(got);
+    }
+}
+
+}  // namespace
+
 RawFile open_raw(const fs::path& path, std::size_t elem_size) {
-    RawFile f{std::ifstream(path, std::ios::binary), path.filename().string(), 0, 0, elem_size};
-    if (!f.in) throw std::runtime_error("no answer file " + f.name);
+    const std::string name = path.filename().string();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT) throw std::runtime_error("no answer file " + name);
+        if (errno == ELOOP) throw std::runtime_error("malformed answer " + name + ": a symbolic link, not a file");
+        throw std::runtime_error("cannot open answer " + name + ": " + std::strerror(errno));
+    }
+    RawFile f(fd, name);
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        throw std::runtime_error("malformed answer " + name + ": not a regular file");
+    f.elem_size = elem_size;
     RawHeader h{};
-    if (!f.in.read(reinterpret_cast<char*>(&h), sizeof h) || std::memcmp(h.magic, kRawMagic, sizeof h.magic) != 0)
-        throw std::runtime_error("malformed answer " + f.name + ": no raw-image header");
+    if (static_cast<std::uintmax_t>(st.st_size) < sizeof h) throw std::runtime_error("malformed answer " + name + ": no raw-image header");
+    read_exactly(f, reinterpret_cast<char*>(&h), sizeof h);
+    if (std::memcmp(h.magic, kRawMagic, sizeof h.magic) != 0)
+        throw std::runtime_error("malformed answer " + name + ": no raw-image header");
     if (h.elem_size != elem_size)
-        throw std::runtime_error("malformed answer " + f.name + ": elements of " + std::to_string(h.elem_size) +
+        throw std::runtime_error("malformed answer " + name + ": elements of " + std::to_string(h.elem_size) +
                                  " bytes, want " + std::to_string(elem_size));
     const std::uintmax_t want = sizeof h + std::uintmax_t{h.width} * h.height * elem_size;
-    std::error_code ec;
-    const std::uintmax_t have = fs::file_size(path, ec);
-    if (ec || have != want)
-        throw std::runtime_error("malformed answer " + f.name + ": " + std::to_string(have) + " bytes for a " +
+    const auto have = static_cast<std::uintmax_t>(st.st_size);
+    if (have != want)
+        throw std::runtime_error("malformed answer " + name + ": " + std::to_string(have) + " bytes for a " +
                                  std::to_string(h.width) + "x" + std::to_string(h.height) + " image, want " +
                                  std::to_string(want));
     f.width = static_cast<int>(h.width);
@@ -52,12 +92,11 @@ void read_rows(RawFile& f, void* data, std::size_t pitch_elems) {
     const std::size_t row_bytes = static_cast<std::size_t>(f.width) * f.elem_size;
     auto* bytes = static_cast<char*>(data);
     if (pitch_elems == static_cast<std::size_t>(f.width)) {  // dense: one read
-        f.in.read(bytes, static_cast<std::streamsize>(row_bytes * f.height));
+        read_exactly(f, bytes, row_bytes * static_cast<std::size_t>(f.height));
     } else {
-        for (int y = 0; y < f.height && f.in; ++y)
-            f.in.read(bytes + static_cast<std::size_t>(y) * pitch_elems * f.elem_size, static_cast<std::streamsize>(row_bytes));
+        for (int y = 0; y < f.height; ++y)
+            read_exactly(f, bytes + static_cast<std::size_t>(y) * pitch_elems * f.elem_size, row_bytes);
     }
-    if (!f.in) throw std::runtime_error("cannot read " + f.name);
 }
 
 void write_manifest(const fs::path& path, const std::vector<ManifestEntry>& entries) {

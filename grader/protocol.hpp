@@ -49,11 +49,24 @@ void write_raw_bytes(const std::filesystem::path& path, const void* data, int wi
 // std::runtime_error with a message that says what is wrong (missing, short, wrong element
 // size, ...). read_rows then copies its rows straight into the caller's memory (a pinned buffer,
 // an image), with no copy in between: an 8192^2 answer is a quarter of a gigabyte.
-struct RawFile {
-    std::ifstream in;
+// The answers come from student code, so the file is opened as hostile: never through a
+// symbolic link (one to /dev/stdin would block the grader, one elsewhere would make it read a
+// file of the student's choosing), never blocking, and only when it is a regular file.
+class RawFile {
+public:
+    RawFile(int fd, std::string name) : name(std::move(name)), fd_(fd) {}
+    RawFile(RawFile&& other) noexcept;
+    RawFile& operator=(RawFile&&) = delete;
+    RawFile(const RawFile&) = delete;
+    ~RawFile();
+    int fd() const { return fd_; }
+
     std::string name;
     int width = 0, height = 0;
     std::size_t elem_size = 0;
+
+private:
+    int fd_;
 };
 RawFile open_raw(const std::filesystem::path& path, std::size_t elem_size);
 void read_rows(RawFile& file, void* data, std::size_t pitch_elems);

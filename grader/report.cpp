@@ -505,7 +505,9 @@ void print_performance(const Report& r) {
 void write_files(const Report& r, const std::string& json_path, const std::string& csv_path, const std::string& md_path) {
     if (!md_path.empty()) write_text(md_path, markdown(r));
     if (!csv_path.empty()) write_text(csv_path, csv(r));
-    if (!json_path.empty()) write_text(json_path, json(r).dump(2));
+    // Text from student code was made valid UTF-8 where it came in (printable); replace, never
+    // throw, should any other byte reach the report.
+    if (!json_path.empty()) write_text(json_path, json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace grader

@@ -1,5 +1,7 @@
 #include "sandbox.hpp"
 
+#include "cgroup.hpp"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -19,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uintmax_t kScratchBytes = 64ull << 20;  // the private /tmp: room for a student's temp file, not a disk
+constexpr std::uintmax_t kScratchBytes = 64ull << 20;  // the private /tmp and /dev/shm: room for a student's temp file, not a disk
 constexpr double kProbeTimeoutS = 10;                   // bwrap starts in milliseconds; a hang means it cannot
 
 // What a runner may see of the environment: CUDA's device selection (Slurm sets it) and where
@@ -48,7 +50,7 @@ bool starts(const Sandbox& candidate) {
             ::dup2(null, 1);
             ::dup2(null, 2);
         }
-        if (candidate.enter(c)) ::execve(args[0], args.data(), envp.data());
+        if (candidate.enter(c, false)) ::execve(args[0], args.data(), envp.data());
         ::_exit(127);
     }
     const auto start = std::chrono::steady_clock::now();
@@ -80,6 +82,14 @@ std::string find_on_path(const std::string& program) {
 }
 
 Sandbox Sandbox::open(const std::string& spec) {
+    Sandbox s = open_mode(spec);
+    const ControlGroups& groups = ControlGroups::here();
+    s.grouped_ = groups.available();
+    s.description_ += "; " + groups.description();
+    return s;
+}
+
+Sandbox Sandbox::open_mode(const std::string& spec) {
     const bool root = ::geteuid() == 0;
     Sandbox none;
     none.drop_user_ = root;
@@ -105,8 +115,7 @@ Sandbox Sandbox::open(const std::string& spec) {
     if (root) {  // e.g. bwrap unreadable by kSandboxUid: root starts it, the uid changes inside only
         s.mode_ = Mode::bubblewrap_root;
         s.drop_user_ = false;
-        s.description_ = "bubblewrap, uid " + std::to_string(kSandboxUid) +
-                         " in its user namespace (started by root: no process limit)";
+        s.description_ = "bubblewrap, uid " + std::to_string(kSandboxUid) + " in its user namespace (started by root)";
         if (starts(s)) return s;
     }
     none.description_ = "not sandboxed: " + bwrap + " cannot start here (user namespaces disabled?) (" + limits + ")";
@@ -129,8 +138,11 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
     }
     // /etc/alternatives: Debian's links to the chosen BLAS and friends (numpy of the Python track loads them).
     cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives"});
+    // Every tmpfs it can write has a size: /tmp and /dev/shm; / and /dev (bwrap's own tmpfs, as
+    // large as half the machine's memory) are made read-only below, once everything is mounted.
+    const std::string scratch = std::to_string(kScratchBytes);
     cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--proc", "/proc", "--dev", "/dev",
-                           "--size", std::to_string(kScratchBytes), "--tmpfs", "/tmp"});
+                           "--size", scratch, "--tmpfs", "/dev/shm", "--size", scratch, "--tmpfs", "/tmp"});
     if (c.gpu) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator("/dev", ec))
@@ -148,6 +160,7 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
     }
     for (const auto& p : c.read_only) cmd.insert(cmd.end(), {"--ro-bind", p.string(), p.string()});
     if (!c.writable.empty()) cmd.insert(cmd.end(), {"--bind", c.writable.string(), c.writable.string()});
+    cmd.insert(cmd.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
     cmd.insert(cmd.end(), {"--chdir", c.writable.empty() ? std::string("/tmp") : c.writable.string(), "--"});
     cmd.insert(cmd.end(), argv.begin(), argv.end());
     return cmd;
@@ -162,13 +175,13 @@ std::vector<std::string> Sandbox::environment() const {
     return env;
 }
 
-bool Sandbox::enter(const Confinement& c) const noexcept {
+bool Sandbox::enter(const Confinement& c, bool grouped) const noexcept {
     auto limit = [](int resource, std::uintmax_t value) {
         const rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
         return ::setrlimit(resource, &r) == 0;
     };
     bool ok = limit(RLIMIT_CORE, 0);
-    if (c.processes > 0) ok = ok && limit(RLIMIT_NPROC, c.processes);
+    if (c.processes > 0 && !grouped) ok = ok && limit(RLIMIT_NPROC, c.processes);
     if (c.memory_bytes > 0) ok = ok && limit(c.gpu ? RLIMIT_DATA : RLIMIT_AS, c.memory_bytes);
     if (c.file_bytes > 0) ok = ok && limit(RLIMIT_FSIZE, c.file_bytes);
     if (c.cpu_s > 0) ok = ok && limit(RLIMIT_CPU, static_cast<std::uintmax_t>(std::ceil(c.cpu_s)));

@@ -34,9 +34,11 @@ struct Confinement {
     std::filesystem::path writable;                // the one writable folder (answers); may be empty
     bool gpu = false;  // GPU device nodes bound in; memory capped by data size, not address space
                        // (CUDA reserves far more address space than it uses)
-    std::uintmax_t memory_bytes = 0;  // 0: no limit
+    std::uintmax_t memory_bytes = 0;  // per process (address space, or data for GPU); 0: no limit
+    std::uintmax_t group_memory_bytes = 0;  // the whole sandbox, tmpfs files included (its control group); 0: none
     std::uintmax_t file_bytes = 0;    // the largest file it may write; 0: no limit
-    unsigned processes = 0;           // processes and threads of the sandbox user; 0: no limit
+    unsigned processes = 0;           // processes and threads: of the sandbox's control group where there is
+                                      // one, else of the sandbox user; 0: no limit
     double cpu_s = 0;                 // CPU seconds, all threads together; 0: no limit
 };
 
@@ -65,18 +67,23 @@ public:
     std::vector<std::string> command(const std::vector<std::string>& argv, const Confinement& c) const;
     std::vector<std::string> environment() const;
     // In the forked child, before exec: the limits, then the unprivileged user. Only
-    // async-signal-safe calls; false when a step failed (the child must not go on).
-    bool enter(const Confinement& c) const noexcept;
+    // async-signal-safe calls; false when a step failed (the child must not go on). grouped: a
+    // control group counts its processes, so the per-uid count (shared by every sandbox) is not set.
+    bool enter(const Confinement& c, bool grouped) const noexcept;
+    // Whether each call gets a control group of its own (grader/cgroup.hpp).
+    bool grouped() const { return grouped_; }
     // Makes a folder the sandbox user's (its writable folder), when it runs as another uid.
     void hand_over(const std::filesystem::path& dir) const;
     // Whether files it must read need to be readable by others (it runs as another uid).
     bool drops_user() const { return drop_user_; }
 
 private:
+    static Sandbox open_mode(const std::string& spec);  // open() without the control groups
     Mode mode_ = Mode::none;
     std::string bwrap_, description_;
     bool drop_user_ = false;  // root: become kSandboxUid before exec
     bool keep_environment_ = false;  // --sandbox off: the caller's environment (a sanitizer's hooks)
+    bool grouped_ = false;           // control groups are available here
 };
 
 }  // namespace grader

@@ -1,5 +1,7 @@
 #include "session.hpp"
 
+#include "cgroup.hpp"
+
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -36,6 +38,9 @@ constexpr unsigned kMinProcesses = 1280;
 constexpr unsigned kProcessesPerCore = 4;       // a thread sweep goes up to one thread per core
 constexpr std::uintmax_t kCpuMemoryBytes = 16ull << 30;  // address space: 8192^2 cases need < 2 GiB
 constexpr std::uintmax_t kGpuDataBytes = 32ull << 30;    // data segment: CUDA reserves address space far beyond
+// Memory the whole sandbox may hold, all its processes and tmpfs files together (its control
+// group): 3x what an 8192^2 case needs, and less than three children of 2.5 GiB each.
+constexpr std::uintmax_t kSandboxMemoryBytes = 6ull << 30;
 constexpr std::uintmax_t kMinFileBytes = 64ull << 20;    // the largest file, when answers are small
 constexpr std::uintmax_t kAnswersInFlight = 4;  // answers the folder may hold before the grader takes them
 constexpr std::size_t kMaxVariants = 1000;      // a kit's tables hold tens; more is not a kit runner
@@ -141,6 +146,7 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
     o.confinement.writable = c.answers;
     o.confinement.gpu = c.gpu;
     o.confinement.memory_bytes = c.gpu ? kGpuDataBytes : kCpuMemoryBytes;
+    o.confinement.group_memory_bytes = kSandboxMemoryBytes;
     o.confinement.file_bytes = std::max(kMinFileBytes, c.largest_file);
     o.confinement.processes = std::max(kMinProcesses, kProcessesPerCore * cores);
     o.confinement.cpu_s = c.wall_s * cores;
@@ -249,8 +255,12 @@ bool has_room(const fs::path& dir, std::uintmax_t bytes) {
 
 WorkDir::WorkDir(std::uintmax_t bytes_needed) {
     const fs::path shm = "/dev/shm";  // files there live in memory: no disk traffic for the cases
+    // A grader killed outright (SIGKILL, a Slurm time limit) leaves its folder behind: gigabytes
+    // of memory in /dev/shm. The folder is named after its grader, and the next one removes it.
+    const std::string prefix = "labkit-work-";
+    for (const fs::path& dir : {shm, fs::temp_directory_path()}) remove_leftovers_of_dead(dir, prefix, false);
     fs::path base = has_room(shm, bytes_needed) ? shm : fs::temp_directory_path();
-    std::string pattern = (base / "labkit-XXXXXX").string();
+    std::string pattern = (base / (prefix + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a working folder in " + base.string());
     path_ = pattern;
     fs::permissions(path_, fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec);
