@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import shutil
 import socket
 import stat
 import sys
@@ -24,7 +25,7 @@ from argparse import Namespace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
-from labkit import classroom, grading, reports  # noqa: E402
+from labkit import batch, classroom, grading, reports  # noqa: E402
 from labkit.proc import capture  # noqa: E402
 from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402
 from labkit.submissions import MAX_FILE_BYTES, stage  # noqa: E402
@@ -345,10 +346,34 @@ def test_compile_sandbox(tmp):
     expect("root:" not in out and "bob's work" not in out, f"the compile sees neither /etc/shadow nor another submission: {out!r}")
     expect("BUILD-WRITABLE" in out and "KIT-VISIBLE" in out and not (ROOT / "x").exists() and not (staged / "x").exists(),
            "the kit is visible read-only, the staged sources read-only, the build folder writable")
-    solutions = ROOT / "solutions"
-    if solutions.is_dir() and any(solutions.iterdir()):
-        rc, out, _ = capture(box.wrap(["/bin/ls", "-A", str(solutions)]))
-        expect(rc == 0 and not out.strip(), "solutions/ is empty in the compile sandbox")
+    for kit_only in ("solutions", "tests/corpus"):
+        folder = ROOT / kit_only
+        if folder.is_dir() and any(folder.iterdir()):
+            rc, out, _ = capture(box.wrap(["/bin/ls", "-A", str(folder)]))
+            expect(rc == 0 and not out.strip(), f"{kit_only}/ is empty in the compile sandbox")
+
+    # The class files of a run, inside the kit (grade-all --out grading/ --roster roster.csv):
+    # hidden from the compile, which sees them without `private`.
+    class_dir = Path(tempfile.mkdtemp(prefix=".selftest-class-", dir=ROOT))
+    roster = class_dir.with_name(class_dir.name + "-roster.csv")
+    try:
+        (class_dir / "gradebook.csv").write_text("alice,ada@example.edu\n")
+        roster.write_text("bob,bob@example.edu\n")
+        os.chmod(class_dir, 0o755)
+        show = ["/bin/sh", "-c", f"cat {class_dir}/gradebook.csv {roster}"]
+        _, out, _ = capture(box.wrap(show))
+        expect("alice" in out and "bob" in out, f"without private, the compile sees class files in the kit: {out!r}")
+        hiding = CompileSandbox(sandbox, build, staged, work, private=[class_dir, roster])
+        _, out, _ = capture(hiding.wrap(show))
+        expect("example.edu" not in out, f"the output folder and the roster are hidden from the compile: {out!r}")
+    finally:
+        shutil.rmtree(class_dir, ignore_errors=True)
+        roster.unlink(missing_ok=True)
+    try:
+        batch.out_dir_of(Namespace(out=str(ROOT.parent)))
+        expect(False, "an --out holding the kit is refused")
+    except UsageError as e:
+        expect("holds the kit" in str(e), f"an --out holding the kit is a usage error: {e}")
 
 
 def main():

@@ -42,7 +42,8 @@ from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import NOTHING_HANDED_IN, stage, submission_name, write_if_changed
-from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, kit_path, print_table, rel, say, write_atomic
+from .util import (RESULTS, ROOT, LabkitError, UsageError, first_errors, inside, kit_path, print_table, rel, say,
+                   write_atomic)
 
 SCHEMA = "labkit-result/1"
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
@@ -63,6 +64,15 @@ def default_jobs():
 def cpus():
     """The cores this process may use (a Slurm task's allocation, not the whole node)."""
     return len(os.sched_getaffinity(0)) or 1
+
+
+def out_dir_of(args):
+    """--out (relative to the kit's root), else results/class: never a folder that holds the kit,
+    which the compile sandbox could not hide without hiding the kit."""
+    out = kit_path(args.out) if args.out else RESULTS / "class"
+    if inside(ROOT, out):
+        raise UsageError(f"--out {args.out} holds the kit ({ROOT}); choose a folder inside or beside it")
+    return out
 
 
 def find_submissions(args):
@@ -186,7 +196,10 @@ class Pipeline:
         self.main = open_build(build_dir_of(args))
         self.labs = self.main.select(labs)
         self.work = work_dir_of(args)
-        self.out = kit_path(args.out) if args.out else RESULTS / "class"
+        self.out = out_dir_of(args)
+        # Hidden from every compile wherever they are (sandbox.CompileSandbox): the class's
+        # gradebook, feedback and cases, and the roster's names and emails.
+        self.private = [self.out] + ([kit_path(args.roster)] if args.roster else [])
         self.results = self.out / "results"
         self.results.mkdir(parents=True, exist_ok=True)
         self.jobs = args.jobs or default_jobs()
@@ -344,7 +357,7 @@ class Pipeline:
             notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
             built = Built(name, source, notes, key, started)
             build, why = self.slot_build(slot, staged)
-            confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work)
+            confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private)
             for lab in self.labs:
                 if build is None:
                     built.lab_errors[lab] = (why, why)

@@ -99,6 +99,7 @@ class ClassRun:
     work: Path
     forwarded: list
     references: dict = field(default_factory=dict)  # lab -> the reference solution's report
+    private: list = field(default_factory=list)  # the class files, hidden from every compile
 
     def grade_references(self, main):
         """With timing on, the reference solution of each lab (when built) graded once, so that
@@ -138,7 +139,7 @@ class ClassRun:
         build's grader. Returns lab -> report."""
         staged, bdir = self.work / SLOT / "src", self.work / SLOT / "build"
         build, why, shown = self.build_of(staged, bdir)
-        confine = CompileSandbox(self.sandbox, bdir, staged, self.work)
+        confine = CompileSandbox(self.sandbox, bdir, staged, self.work, self.private)
         got = {}
         for lab, grader in self.graders.items():
             stand_in = lambda status, detail: dict(
@@ -195,9 +196,10 @@ def grade_submissions(args, labs, sandbox):
     for name in main.names():
         if name not in staged_files:
             staged_files[name] = student_files(build_grader(main, main.lab(name)), name)
-    run = ClassRun(args, labs, graders, lab_variants, sandbox, work, forwarded_options(main.dir))
-    say(f"sandbox: {sandbox.label} (compiling and running every submission); work folder {work}")
     out = ClassFiles(args, labs, sandbox)
+    run = ClassRun(args, labs, graders, lab_variants, sandbox, work, forwarded_options(main.dir),
+                   private=out.paths())
+    say(f"sandbox: {sandbox.label} (compiling and running every submission); work folder {work}")
     if not args.no_perf:
         run.grade_references(main)
 
@@ -232,7 +234,15 @@ class ClassFiles:
         self.labs, self.sandbox, self.summary = labs, sandbox, []
         for path in (self.csv, self.json):
             if path.exists():
-                os.replace(path, path.with_name(path.name + ".previous"))
+                os.replace(path, self.previous(path))
+
+    @staticmethod
+    def previous(path):
+        return path.with_name(path.name + ".previous")
+
+    def paths(self):
+        """Every class file of the run, the previous run's included (hidden from compiles)."""
+        return [p for path in (self.csv, self.json) for p in (path, self.previous(path))]
 
     def columns(self, table, lab_variants):
         """lab -> variant names: the kit's, then any other a report names."""

@@ -14,19 +14,21 @@ from .proc import capture
 from .submissions import TAR_FILTER
 from .util import ROOT, LabkitError, kit_path, rel, say
 
-# Folders left out of the student tarball, as path patterns matched one component at a time.
-# labs/<lab>/kit/tests/reference/ holds the lab tests that need the reference solution and the
-# deliberately broken kernels that the kit's own tests grade.
-# The broken-submission corpus is solution code with one bug each: kit-only, like the reference.
-DIST_EXCLUDE = ["solutions/", ".ci/", "labs/*/kit/tests/reference/", "tests/corpus/"]
+# The kit-only folders, as path patterns matched one component at a time: what students never
+# get. Left out of the student tarball here, and hidden from every compile of a submission
+# (sandbox.HIDDEN), so that no #include reaches them. labs/<lab>/kit/tests/reference/ holds the
+# lab tests that need the reference solution and the deliberately broken kernels that the kit's
+# own tests grade. The broken-submission corpus is solution code with one bug each: kit-only,
+# like the reference.
+KIT_ONLY = ["solutions/", ".ci/", "labs/*/kit/tests/reference/", "tests/corpus/"]
 WALK_SKIP = {".git", "results", "dist", "third_party", "__pycache__", ".venv-python"}
 TOP = "gpu-labkit"  # the tarball's one top-level folder
 
 
 def dist_excluded(path):
-    """Whether path (relative to the root, with /) lies inside a DIST_EXCLUDE folder."""
+    """Whether path (relative to the root, with /) lies inside a KIT_ONLY folder."""
     parts = path.split("/")
-    for pattern in DIST_EXCLUDE:
+    for pattern in KIT_ONLY:
         pat = pattern.rstrip("/").split("/")
         if len(parts) > len(pat) and all(fnmatchcase(p, q) for p, q in zip(parts, pat)):
             return True
@@ -35,7 +37,7 @@ def dist_excluded(path):
 
 def leaked(member):
     """A tarball member that must not reach students (the leak check of verify_dist)."""
-    return member.startswith(f"{TOP}/solutions/") or "/kit/tests/reference/" in member
+    return dist_excluded(member.removeprefix(f"{TOP}/"))
 
 
 def tracked_files():
@@ -75,7 +77,7 @@ def cmd_dist(args):
         for f in files:
             tar.add(ROOT / f, arcname=f"{TOP}/{f}", recursive=False, filter=clean)
     say(f"wrote {rel(out)}: {len(files)} files ({out.stat().st_size / 1024:.0f} KiB); left out: "
-        + ", ".join(DIST_EXCLUDE))
+        + ", ".join(KIT_ONLY))
     if args.no_verify:
         return 0
     return verify_dist(out, args)

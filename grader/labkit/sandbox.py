@@ -5,7 +5,8 @@ lab's grader runs every runner inside it when handed `--sandbox PATH_TO_BWRAP`
 (programs.sandbox_option). Inside: a user namespace (uid 65534 when labkit runs as root, else
 the caller's own uid), no network, a PID namespace that dies with labkit, /usr read-only, of /etc
 only what the compilers need (so `#include "/etc/shadow"` finds nothing), and of the kit a
-read-only view without the reference solution, the results and the build folders.
+read-only view without the reference solution, the corpus, the results, the build folders and the
+class files of the run (its output folder and roster, wherever they are in the kit).
 
 Where bubblewrap cannot start (not installed, no user namespaces) or --no-sandbox turns it off,
 grading still runs, with resource limits on the compile, and the output, every report and the
@@ -19,6 +20,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dist import KIT_ONLY
 from .proc import capture, tool_env
 from .util import ROOT, LabkitError, inside
 
@@ -38,10 +40,11 @@ ETC_KEPT = ("/etc/alternatives", "/etc/ld.so.cache")
 # 24.04), folders of their own on an older system.
 SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What of the kit a submission's compile must not see, as patterns under the kit's root: the
-# reference and the kit tests that hold broken and cheating student files (what `dist` leaves out
-# of the student tarball), every report and build folder, and git's history, which holds the
-# reference too.
-HIDDEN = ("solutions", ".ci", "labs/*/kit/tests/reference", "results", "dist", ".git", "build*")
+# kit-only folders (the reference, the kit tests and the corpus that hold broken and cheating
+# student files: what `dist` leaves out of the student tarball), every report and build folder,
+# and git's history, which holds the reference too. The class files of a run (its --out, roster,
+# --csv and --json) are hidden as well, wherever they are (CompileSandbox's private).
+HIDDEN = tuple(p.rstrip("/") for p in KIT_ONLY) + ("results", "dist", ".git", "build*")
 NINJA_COMMAND_RE = re.compile(r"^ command = (\S+)", re.M)
 
 
@@ -152,20 +155,39 @@ def toolkits(build_dir, extra=(), keep_out=()):
     return sorted(out)
 
 
+def private_mounts(paths, bound, hidden):
+    """bwrap options that hide paths (the class files: folders and files) where the sandbox
+    would show them: inside one of the folders bound (the kit, the toolkits) and not inside one
+    already hidden. A folder becomes an empty read-only tmpfs, a file /dev/null."""
+    args = []
+    for path in sorted({os.path.realpath(p) for p in paths if p}):
+        if not os.path.exists(path) or not any(inside(path, b) for b in bound) \
+                or any(inside(path, h) for h in hidden):
+            continue
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
 class CompileSandbox:
     """The sandbox of one submission's compile (build.make's confine): the system view, the kit
-    read-only without HIDDEN, the work folder hidden but for this submission's staged sources
-    (read-only) and build folder (the one writable place besides /tmp), and an environment of
-    PATH, HOME and TMPDIR only (a build can #include /proc/self/environ). The meson setup of that
-    build folder runs outside: it runs no student code and reads no student file."""
+    read-only without HIDDEN and without the run's private class files (its output folder,
+    roster, class CSV and JSON: private, a list of paths), the work folder hidden but for this
+    submission's staged sources (read-only) and build folder (the one writable place besides
+    /tmp), and an environment of PATH, HOME and TMPDIR only (a build can #include
+    /proc/self/environ). The meson setup of that build folder runs outside: it runs no student
+    code and reads no student file."""
 
     limits = COMPILE_LIMITS
 
-    def __init__(self, sandbox, build_dir, staged, work_root):
+    def __init__(self, sandbox, build_dir, staged, work_root, private=()):
         self.sandbox = sandbox
         self.build_dir = os.path.realpath(build_dir)
         self.staged = os.path.realpath(staged)
         self.work_root = os.path.realpath(work_root)
+        self.private = [str(p) for p in private if p]
 
     def wrap(self, cmd):
         """cmd (ninja with its absolute path) as it runs in the sandbox; unchanged without one."""
@@ -173,11 +195,14 @@ class CompileSandbox:
             return cmd
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
-        for prefix in toolkits(self.build_dir, [str(cmd[0])], [self.work_root]):
+        prefixes = toolkits(self.build_dir, [str(cmd[0])], [self.work_root])
+        for prefix in prefixes:
             args += ["--ro-bind", prefix, prefix]
         args += ["--ro-bind", root, root]
-        for folder in hidden_folders(root):
+        hidden = hidden_folders(root)
+        for folder in hidden:
             args += ["--tmpfs", folder, "--remount-ro", folder]
+        args += private_mounts(self.private, [root, *prefixes], hidden)
         args += ["--tmpfs", self.work_root, "--ro-bind", self.staged, self.staged,
                  "--bind", self.build_dir, self.build_dir,
                  "--clearenv", "--setenv", "PATH", tool_env().get("PATH", "/usr/bin:/bin"),
