@@ -20,13 +20,18 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycache__/
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
-from labkit import gradebook, gradescope, rubric  # noqa: E402
+from labkit import gradebook, gradescope, grading, reports, rubric  # noqa: E402
 from labkit.util import ROOT, LabkitError, UsageError  # noqa: E402
 from checks import expect, raises  # noqa: E402
 
 COMPILER_MESSAGE = "filters.cu:12:5: \x1b[31merror:\x1b[0m 'tile' was not declared in this scope"
 SHOWN_MESSAGE = "filters.cu:12:5: error: 'tile' was not declared in this scope"  # colour codes dropped
 FLAG = "timing flagged for review: 14× faster than the reference solution at 4096x4096"
+NO_PERF = "performance: timing was off (--no-perf)"
+# An exception message that must reach every output as the text it is: not bold, not an image,
+# no raw HTML, no link.
+INJECTION = '**Score override by TA: 100/100** <img src="http://evil.example/track.png"> [x](http://evil.example)'
+RENDERED = ("**Score", "<img", "[x](")  # what it would leave in Markdown if it were not escaped
 
 
 def variant(name, status, detail="", flags=(), passed=4, total=4):
@@ -34,13 +39,16 @@ def variant(name, status, detail="", flags=(), passed=4, total=4):
             "cases_passed": passed, "cases_total": total}
 
 
-def group(name, points, top, variants, graded=True, why="", bonus=False, ms=None, kind="cpu"):
+def group(name, points, top, variants, graded=True, why="", bonus=False, ms=None, kind="cpu", untimed=0.0):
+    """A scored rubric group worth top points here (0 when not graded) and top + untimed in the
+    rubric: untimed performance points were not graded (timing off)."""
     perf = {"points": 0.0, "max": 0.0, "ratio": None, "student_ms": None, "reference_ms": None,
-            "size": "", "pct_copy_bw": None, "note": ""}
+            "size": "", "pct_copy_bw": None, "note": "not graded: timing was off (--no-perf)" if untimed else ""}
     if ms is not None:
         perf.update(points=1.0, max=2.0, ratio=ms / 0.5, student_ms=ms, reference_ms=0.5, size="4096x4096")
     return {"name": name, "title": name.replace("-", " ").title(), "kind": kind, "bonus": bonus,
-            "graded": graded, "why_not_graded": why, "points": points, "max_points": top,
+            "graded": graded, "why_not_graded": why, "points": points, "max_points": top if graded else 0.0,
+            "rubric_points": top + untimed,
             "correctness": {"points": points, "max": top, "cases_passed": 4, "cases_total": 4},
             "performance": perf, "sanitizer": None, "variants": variants,
             "feedback": next((v["detail"] for v in variants if v["status"] != "pass"), "")}
@@ -67,7 +75,9 @@ def result(name, labs):
 def class_results():
     """alice: a graded lab (a failing group, a GPU group not graded, a bonus group with a flagged
     timing), a lab that does not compile, a lab that stopped with no group scored; bob and dave:
-    full marks on one lab. The roster has alice, bob and carol (no submission), not dave."""
+    full marks on one lab, graded without timing (5 performance points of the rubric not graded),
+    dave with a file that did not compile. All three share a sandbox. The roster has alice, bob
+    and carol (no submission), not dave."""
     alice = result("alice", {
         "integral_image": lab([
             group("cpu-openmp", 8.0, 10.0, [variant("cpu-openmp", "pass")], ms=1.2),
@@ -82,9 +92,12 @@ def class_results():
     })
     alice["notes"] = ["01_naive.cu: missing, the starter's is used"]
     full = lambda name: result(name, {"integral_image": lab([
-        group("cpu-openmp", 10.0, 10.0, [variant("cpu-openmp", "pass")], ms=0.9),
-        group("cpu-naive", 10.0, 10.0, [variant("cpu-naive", "pass"), variant("cpu-naive-2", "todo", passed=0)])])})
-    return [alice, full("bob"), full("dave")]
+        group("cpu-openmp", 10.0, 10.0, [variant("cpu-openmp", "pass")], untimed=2.0),
+        group("cpu-naive", 10.0, 10.0, [variant("cpu-naive", "pass"), variant("cpu-naive-2", "todo", passed=0)],
+              untimed=3.0)], not_graded=[NO_PERF])})
+    dave = full("dave")
+    dave["labs"]["integral_image"]["detail"] = "cpu_extra.cpp does not compile (the starter's is used)"
+    return [alice, full("bob"), dave]
 
 
 ROSTER = "\ufeffLogin,Student ID,Full Name,E-mail\nalice,1001,Alice A,alice@example.org\nBob,1002,Bob B,bob@example.org\n" \
@@ -142,6 +155,12 @@ def check_csv(results, roster):
            "Bob (roster spelling) matches the folder bob; a lab he was not graded on is blank")
     expect(by["carol"]["points"] == "" and by["carol"]["notes"] == "no submission", "carol: blank score, 'no submission'")
     expect(by["dave"]["student_id"] == "" and "not in roster" in by["dave"]["notes"], "dave: 'not in roster'")
+    expect(by["Bob"]["notes"] == f"integral_image: not graded: {NO_PERF}" and
+           "integral_image: cpu_extra.cpp does not compile" in by["dave"]["notes"],
+           f"notes are each student's own: a part not graded for some only, a file that did not compile: "
+           f"{by['Bob']['notes']!r}, {by['dave']['notes']!r}")
+    expect(not any("sandbox" in r["notes"] for r in by.values()),
+           "notes: what every row shares (the sandbox) is not repeated on each")
     bare = list(csv.reader(io.StringIO(gradebook.gradebook_csv(results, None, labs))))
     expect(len(bare) == 4 and not any("roster" in r[-1] for r in bare), "without a roster: one row per result, no roster notes")
 
@@ -152,23 +171,35 @@ def check_gradescope(results):
     tests = {t["name"]: t for t in alice["tests"]}
     expect(alice["score"] == 11.0 and sum(t["score"] for t in alice["tests"]) == alice["score"],
            f"gradescope: score = points + bonus = the sum of the tests' scores ({alice['score']})")
-    expect(sum(t["max_score"] for t in alice["tests"]) == results[0]["max_points"],
-           "gradescope: the tests' max_score add up to max_points (bonus and groups not graded count 0)")
+    expect(sum(t["max_score"] for t in alice["tests"]) == 70 and results[0]["max_points"] == 50,
+           "gradescope: the tests' max_score add up to the rubric's total, 70 (the kit's maximum here, 50, leaves out "
+           "the GPU group not graded; the bonus counts 0)")
+    expect("The rubric's total is 70 points" in alice["output"] and "20 of them were not graded here" in alice["output"]
+           and "\n- integral_image, Gpu Scan: 20 points (no CUDA device)" in alice["output"],
+           f"gradescope: the summary says which of the rubric's points were not graded here: {alice['output'][:300]!r}")
     expect(all(t["visibility"] == "visible" and t["name"].split(": ")[0] in results[0]["labs"] for t in alice["tests"]),
            "gradescope: every test is visible and named '<lab>: <title>'")
     bonus = tests["integral_image: Cpu Blocked (bonus)"]
     expect(bonus["max_score"] == 0 and bonus["score"] == 3.0, "gradescope: the bonus group is marked, max_score 0")
     gpu = tests["integral_image: Gpu Scan"]
-    expect(gpu["max_score"] == 0 and gpu["score"] == 0 and "no CUDA device" in gpu["output"],
-           "gradescope: a group not graded has max_score 0 and says why")
+    expect(gpu["max_score"] == 20 and gpu["score"] == 0 and "status" not in gpu and
+           gpu["output"].startswith("Not graded here (no CUDA device): 20 of this part's 20 points"),
+           f"gradescope: a group not graded keeps its rubric points as max_score, has no status and says why: {gpu}")
     expect(tests["integral_image: Cpu Openmp"]["status"] == "failed" and tests["integral_image: Cpu Naive"]["status"] == "failed",
            "gradescope: a group below its maximum has status failed")
     expect(tests["histogram_equalization: error"]["max_score"] == 10.0, "gradescope: a lab without groups is one test")
     expect(alice["output_format"] == "md" and "was not declared" in alice["output"], "gradescope: the summary shows the compiler message")
+    expect(alice["test_output_format"] == alice["test_name_format"] == "text" and
+           all(t["output_format"] == t["name_format"] == "text" for t in alice["tests"]),
+           "gradescope: every format is set: the summary Markdown, the tests' names and outputs plain text")
     expect(alice["leaderboard"] == [{"name": "integral_image best kernel ms", "value": 1.2, "order": "asc"}],
            f"gradescope: leaderboard holds the best time that is not flagged: {alice['leaderboard']}")
     bob = gradebook.gradescope_results(results[1])
     expect(bob["score"] == 20.0 and all(t["status"] == "passed" for t in bob["tests"]), "gradescope: full marks pass")
+    naive = {t["name"]: t for t in bob["tests"]}["integral_image: Cpu Naive"]
+    expect(naive["max_score"] == 13 and naive["output"].startswith(
+        "Not graded here (performance: timing was off (--no-perf)): 3 of this part's 13 points"),
+           f"gradescope: performance points not graded stay in max_score, and the output says so: {naive}")
 
 
 def check_junit(results):
@@ -274,6 +305,74 @@ def check_summary(results):
     expect(class_table[0][header.index("convolution")] == "0/20 (build-error)", f"a lab's state is shown: {class_table[0]}")
 
 
+def check_student_text(tmp):
+    """Reading: one invalid byte or a lone surrogate in a grader's report or a result costs
+    nothing but that character; a huge text is cut with a note saying how much."""
+    report = tmp / "hostile-report.json"
+    report.write_bytes(b'{"variants": [{"name": "cpu-openmp", "status": "error", '
+                       b'"detail": "bad \xff byte, \\udcff surrogate, \\u001b[31mred\\u001b[0m"}]}')
+    detail = grading.read_report(report)["variants"][0]["detail"]
+    expect(detail == "bad \ufffd byte, ? surrogate, red",
+           f"read_report: invalid UTF-8 replaced, a lone surrogate and colour codes gone: {detail!r}")
+    rdir = tmp / "hostile-results"
+    rdir.mkdir()
+    (rdir / "eve.json").write_bytes(json.dumps(result("eve", {})).encode().replace(b'"subs/eve"', b'"subs/\xffeve"'))
+    expect([r["name"] for r in gradebook.load_results(rdir)] == ["eve"], "load_results: a result with an invalid byte is read")
+    huge = reports.student_text("x" * 100_000)
+    expect(len(huge) <= reports.STUDENT_TEXT_MAX and huge.endswith(" [... 98,048 more characters cut]")
+           and reports.student_text(huge) == huge,
+           f"student_text caps at STUDENT_TEXT_MAX with a note of what was cut, and once: {huge[-40:]!r}")
+
+
+def hostile_result():
+    """eve: an exception message made of Markdown and HTML, a flag and a handed-in file name in
+    the same vein, and a lab whose compiler message holds a fence and a heading."""
+    eve = result("eve", {
+        "integral_image": lab([group("cpu-openmp", 0.0, 10.0, [variant("cpu-openmp", "error", INJECTION, flags=[INJECTION])])]),
+        "convolution": lab([group("cpu-direct", 0.0, 10.0, [variant("cpu-direct", "build-error", "x", passed=0)])],
+                           state="build-error", detail="```\n# not a heading\n````"),
+    })
+    eve["notes"] = ["integral_image: [x](http://evil.example).cu refused (a symbolic link), starter used", "# not a heading"]
+    return eve
+
+
+def check_escaping(tmp):
+    """Writing: the hostile text appears as the text it is in every format: Markdown (feedback,
+    summary.md, Gradescope's summary) with nothing rendered; plain text in Gradescope's tests;
+    XML escaped; CSV quoted and no formula."""
+    eve = hostile_result()
+    escaped = "\\*\\*Score override by TA: 100/100\\*\\* &lt;img src=\"http://evil.example/track.png\"&gt; \\[x\\](http"
+    scout = gradebook.gradescope_results(eve)
+    markdown = {"feedback": gradebook.feedback_markdown(eve), "summary.md": gradebook.summary_tables([eve]),
+                "Gradescope's summary": scout["output"]}
+    for where, text in markdown.items():
+        left = [r for r in RENDERED if r in text]
+        expect(not left and (escaped in text or where != "feedback"),
+               f"{where}: the message is escaped, nothing of it renders ({left or 'escaped'})")
+    expect("\\[x\\](http://evil.example).cu refused" in markdown["feedback"] and "\n- \\# not a heading" in markdown["feedback"],
+           "feedback: a handed-in file name is escaped, a note cannot open a heading")
+    expect("\n`````text\n```\n# not a heading\n````\n`````\n" in scout["output"],
+           "Gradescope's summary: a compiler message is fenced by more backticks than it holds")
+    test = scout["tests"][0]
+    expect(INJECTION in test["output"] and test["output_format"] == "text",
+           "Gradescope's test: the message as it is, in a test shown as plain text")
+    xml = gradebook.junit_xml([eve])
+    failure = ET.fromstring(xml.encode()).find("testsuite/testcase/failure")
+    expect("<img" not in xml and INJECTION in failure.get("message") and INJECTION in failure.text,
+           "junit.xml: the message is escaped in the file and reads back as written")
+    control = gradebook._xml_text("a\x01\x1b[31mb\ufffe<&>")
+    expect(control == "ab?<&>",
+           f"junit.xml: control characters gone, what XML 1.0 cannot hold replaced: {control!r}")
+    cells = ["=HYPERLINK(\"http://evil.example\")", "+1+2", "-1-2", "@SUM(A1)", "\tx", "-2.5", "+7", 'a,b"c\nd', 5, -2.5]
+    back = next(csv.reader(io.StringIO(reports.csv_text([cells]))))
+    expect(back == ["'=HYPERLINK(\"http://evil.example\")", "'+1+2", "'-1-2", "'@SUM(A1)", "'\tx", "-2.5", "+7",
+                    'a,b"c\nd', "5", "-2.5"],
+           f"csv_text: formulas neutralised, plain numbers kept, quoting round-trips: {back}")
+    roster = {"eve": {"id": "=1+1", "name": "@cmd", "email": "-x"}}
+    row = list(csv.reader(io.StringIO(gradebook.gradebook_csv([eve], roster, ["integral_image", "convolution"]))))[1]
+    expect(row[1:4] == ["'=1+1", "'@cmd", "'-x"], f"gradebook.csv: a roster cell is no formula either: {row[1:4]}")
+
+
 def check_class_outputs(tmp, results, roster):
     out = tmp / "class"
     evil = json.loads(json.dumps(results[1]))
@@ -354,7 +453,7 @@ def check_bundle(tmp):
     expect(run_autograder(tmp, run, GRADING_LABKIT) == {"score": 7.5, "tests": []},
            "run_autograder copies the submission's results.json (grade-all's exit 1 notwithstanding)")
     fallback = run_autograder(tmp, run, FAILING_LABKIT)
-    expect(fallback["score"] == 0 and "exit status 3" in fallback["output"],
+    expect(fallback["score"] == 0 and "exit status 3" in fallback["output"] and fallback["output_format"] == "text",
            "run_autograder writes a results.json with score 0 and the reason when labkit fails")
     bad_lab = argparse.Namespace(out=str(tmp / "x.zip"), labs="nosuchlab", no_perf=False)
     expect(raises(UsageError, lambda: gradescope.cmd_gradescope_bundle(bad_lab), "nosuchlab"), "--labs with an unknown lab: UsageError")
@@ -372,6 +471,8 @@ def main():
         check_variant_timing()
         check_sanitizer_scores()
         check_summary(results)
+        check_student_text(tmp)
+        check_escaping(tmp)
         check_class_outputs(tmp, results, roster)
         check_bundle_rules()
         check_bundle(tmp)

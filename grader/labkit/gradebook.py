@@ -5,7 +5,12 @@ feedback file per student.
 
 Everything here reads finished result files only and writes through util.write_atomic, so that
 `labkit gradebook` can run while a (Slurm) class run is still adding results, and a reader never
-meets half a file."""
+meets half a file.
+
+What a submission wrote (an exception message, a compiler's output, a file name) is data in all
+of them: capped and cleaned by reports.student_text, escaped for each format (Markdown and its
+HTML in the feedback, summary.md and Gradescope's summary; CSV cells by reports.csv_text; XML by
+ElementTree), and shown as plain text where Gradescope allows it (each test's output)."""
 
 import csv
 import io
@@ -15,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import reports
-from .util import ANSI_RE, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
 
 SCHEMA = "labkit-result/1"
 
@@ -33,8 +38,29 @@ ROSTER_COLUMNS = {
 JUNIT_FAILURE = reports.FAILING
 JUNIT_SKIPPED = {"todo", "not-run", "skipped"}
 
-# Characters XML 1.0 cannot hold at all (a compiler message may carry ANSI escapes).
+# Characters XML 1.0 cannot hold at all (reports.student_text has removed the control characters;
+# U+FFFE and U+FFFF remain).
 XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+# Markdown (CommonMark, GitHub's, Gradescope's) that a text could open inside a line: a backslash
+# escape, code, emphasis, strikethrough, a link or an image, a table cell. An underscore between
+# two letters or digits opens nothing (CommonMark's intraword rule), so cpu_openmp.cpp stays as it
+# is. <, > and & become HTML entities, which every Markdown renderer shows as the characters (raw
+# HTML needs a real <).
+MD_INLINE = re.compile(r"[\\`*~\[\]|]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# ... and what opens a block at the start of a list item's text: a heading, a list, a rule.
+MD_BLOCK_START = re.compile(r"[#+\-=]")
+MD_ORDERED_START = re.compile(r"\d+(?=[.)])")
+
+# Source file names in a compiler's message ("integral_image/cpu_openmp.cpp:14:9: error: ..."),
+# for a gradebook note on a lab that did not build: the first few, without their folders.
+SOURCE_NAME_RE = re.compile(r"([A-Za-z0-9_.+-]+\.(?:cu|cpp|py))\b")
+MAX_NAMED_FILES = 3
+
+# Gradescope's formats (results.json's output_format, test_output_format, name_format): the summary
+# is Markdown, with student text escaped; a test's output and names are plain text, never rendered.
+GRADESCOPE_SUMMARY_FORMAT = "md"
+GRADESCOPE_TEST_FORMAT = "text"
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -107,8 +133,8 @@ def load_results(results_dir):
     results = []
     for path in sorted(Path(results_dir).glob("*.json")):
         try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+            result = reports.load_json(path)
+        except (OSError, ValueError) as e:
             say(f"warning: {rel(path)} left out: cannot be read ({e.__class__.__name__}: {e})")
             continue
         why = _usable(result)
@@ -132,9 +158,26 @@ def _f(x):
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0
 
 
-def _one_line(text):
-    """text on one line, without colour codes: table cells, CSV cells, Gradescope lines."""
-    return " ".join(ANSI_RE.sub("", str(text or "")).split())
+_one_line = reports.one_line
+
+
+def _md(text):
+    """text as literal Markdown on one line (capped, cleaned): nothing in it renders as emphasis,
+    a link, an image, code, HTML or a table cell."""
+    line = _one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return MD_INLINE.sub(lambda m: "\\" + m.group(), line)
+
+
+def _bullet(text):
+    """A Markdown list item of literal text: _md, and a start that would open a heading, a list
+    or a rule inside the item escaped too ('12. ' escapes its '.')."""
+    line = _md(text)
+    ordered = MD_ORDERED_START.match(line)
+    if ordered:
+        line = line[:ordered.end()] + "\\" + line[ordered.end():]
+    elif MD_BLOCK_START.match(line):
+        line = "\\" + line
+    return f"- {line}"
 
 
 def _lab_order(results):
@@ -199,8 +242,9 @@ def _variant_line(v):
 
 
 def _fenced(text):
-    """text in a Markdown code block whose fence no backtick run inside it can close."""
-    text = ANSI_RE.sub("", text).rstrip()
+    """text (capped, cleaned) in a Markdown code block whose fence no backtick run inside it can
+    close: shown as written, line by line."""
+    text = reports.student_text(text).rstrip()
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
@@ -229,16 +273,41 @@ def _problem_lines(name, lab):
 
 # --- gradebook.csv -------------------------------------------------------------------------------
 
-def _notes(result):
-    """What a person should look at: labs not graded as a whole, groups left out of the
-    denominator, and flagged timings."""
-    notes = []
+def _class_facts(result):
+    """What a result's grading took from its class run rather than from the submission: the
+    sandbox, and the parts that the machine or the options left ungraded."""
+    facts = [f"sandbox: {result['sandbox']}"] if result.get("sandbox") else []
+    return facts + [f"{name}: not graded: {n}" for name, lab in result["labs"].items()
+                    for n in lab.get("not_graded") or []]
+
+
+def _shared(results):
+    """The class facts that every result has: said once, in summary.md, not on every row."""
+    facts = [set(_class_facts(r)) for r in results]
+    return set.intersection(*facts) if facts else set()
+
+
+def _notes(result, shared=frozenset()):
+    """What a person should look at for this submission: what was refused or not handed in, a
+    lab that did not build (with the source files its compiler message names) or whose grading
+    stopped, a file that did not compile, flagged timings, sanitizer findings, and any class fact
+    that is not in shared (a Slurm task on another node: another sandbox, a GPU)."""
+    notes = list(result.get("notes") or [])
     for name, lab in result["labs"].items():
-        if lab.get("state", "graded") != "graded":
-            notes.append(f"{name}: {lab['state']}")
-        notes += [f"{name}: not graded: {_one_line(n)}" for n in lab.get("not_graded") or []]
-        notes += [f"{name}/{g.get('name', '?')}: {_one_line(f)}" for g in _groups(lab) for f in _flags(g)]
-    return notes
+        state, detail = lab.get("state", "graded"), str(lab.get("detail") or "").strip()
+        if state == "build-error":
+            files = list(dict.fromkeys(SOURCE_NAME_RE.findall(detail)))[:MAX_NAMED_FILES]
+            notes.append(f"{name}: build-error" + (f" (the compiler names {', '.join(files)})" if files else ""))
+        elif state != "graded":
+            notes.append(f"{name}: {state}" + (f": {detail}" if detail else ""))
+        elif detail:  # a graded lab's detail names the files that did not compile
+            notes.append(f"{name}: {detail}")
+        for g in _groups(lab):
+            notes += [f"{name}/{g.get('name', '?')}: {f}" for f in _flags(g)]
+            if g.get("sanitizer") and not g["sanitizer"].get("clean"):
+                notes.append(f"{name}/{g.get('name', '?')}: {_sanitizer_verdict(g['sanitizer'])}")
+    notes += [f for f in _class_facts(result) if f not in shared]
+    return [_one_line(n) for n in notes]
 
 
 def _score_cells(result, labs):
@@ -254,11 +323,13 @@ def _score_cells(result, labs):
 def gradebook_csv(results, roster, labs):
     """The gradebook as CSV text: one row per submission (and per roster student without one),
     a plain header row and bare numbers, so that an LMS imports it as is. With a roster, rows come
-    in its order, then the results it does not list."""
+    in its order, then the results it does not list. The notes are each submission's own
+    (_notes); what every row shares is in summary.md."""
     head = ["folder", "student_id", "name", "email", "points", "max_points", "percent", "bonus_points"]
     for lab in labs:
         head += [f"{lab}_points", f"{lab}_max"]
     rows = [head + ["notes"]]
+    shared = _shared(results)
     by_key = {r["name"].casefold(): r for r in results}
     blank = [""] * (4 + 2 * len(labs))
     for key, who in (roster or {}).items():
@@ -267,20 +338,44 @@ def gradebook_csv(results, roster, labs):
         if result is None:
             rows.append(person + blank + ["no submission"])
         else:
-            rows.append(person + _score_cells(result, labs) + ["; ".join(_notes(result))])
+            rows.append(person + _score_cells(result, labs) + ["; ".join(_notes(result, shared))])
     for result in sorted(by_key.values(), key=lambda r: r["name"]):
-        notes = _notes(result) + (["not in roster"] if roster else [])
+        notes = _notes(result, shared) + (["not in roster"] if roster else [])
         rows.append([result["name"], "", "", ""] + _score_cells(result, labs) + ["; ".join(notes)])
     return reports.csv_text(rows)
 
 
 # --- Gradescope ----------------------------------------------------------------------------------
 
-def _group_output(group, lab_state):
-    """The text of one Gradescope test: what happened, then the scores' parts and the variants."""
+def _rubric_points(group):
+    """What the rubric gives a group, graded here or not (a result from before rubric_points was
+    recorded: its maximum here)."""
+    return _f(group.get("rubric_points", group.get("max_points")))
+
+
+def _left_out(group):
+    """(points, why) of the part of a non-bonus group's rubric points that was not graded here:
+    all of them for a group not graded, the performance points without timing; (0, '')."""
+    if group.get("bonus"):
+        return 0.0, ""
+    missing = _rubric_points(group) - (_f(group.get("max_points")) if group.get("graded", True) else 0.0)
+    if missing <= 0:
+        return 0.0, ""
     if not group.get("graded", True):
-        return f"Not graded: {_one_line(group.get('why_not_graded')) or 'not checked on this machine'}."
-    lines = []
+        return missing, _one_line(group.get("why_not_graded")) or "not checked on this machine"
+    note = _one_line((group.get("performance") or {}).get("note"))
+    return missing, "performance: " + (note.removeprefix("not graded: ") or "not timed here")
+
+
+def _group_output(group, lab_state):
+    """The text of one Gradescope test (plain text): what happened, what was not graded here
+    and is not in the score, then the scores' parts and the variants."""
+    missing, why = _left_out(group)
+    left_out = (f"Not graded here ({why}): {_num(missing)} of this part's {_num(_rubric_points(group))} "
+                "points are in its maximum but not in your score.") if missing else ""
+    if not group.get("graded", True):
+        return left_out or f"Not graded: {_one_line(group.get('why_not_graded')) or 'not checked on this machine'}."
+    lines = [left_out] if left_out else []
     if lab_state != "graded":
         lines.append(f"This lab was not graded ({lab_state}): the summary at the top says why.")
     if group.get("feedback"):
@@ -296,35 +391,41 @@ def _group_output(group, lab_state):
     if _sanitizer_text(group.get("sanitizer")):
         lines.append(_sanitizer_text(group["sanitizer"]))
     lines += [_variant_line(v) for v in group.get("variants") or []]
-    lines += [f"review: {f}" for f in _flags(group)]
+    lines += [f"review: {_one_line(f)}" for f in _flags(group)]
     return "\n".join(lines)
 
 
+def _plain(test):
+    """A Gradescope test whose name and output are shown as plain text, never rendered."""
+    return dict(test, output_format=GRADESCOPE_TEST_FORMAT, name_format=GRADESCOPE_TEST_FORMAT)
+
+
 def _group_test(lab_name, lab, group):
-    """One Gradescope test for a rubric group. A bonus group counts nothing towards the maximum,
-    nor does a group not graded here (its output says why, and it has no status: it neither
-    passed nor failed); the status compares the group with its own maximum, so that a full bonus
-    reads as passed."""
+    """One Gradescope test for a rubric group. Its max_score is the rubric's points for the group,
+    graded here or not, so that the tests add up to the rubric's total; what was not graded here
+    is not in the score and the output says so. A bonus group counts nothing towards the maximum.
+    The status compares the group with what was graded of it (a full bonus reads as passed); a
+    group not graded at all has none: it neither passed nor failed."""
     graded, bonus = group.get("graded", True), bool(group.get("bonus"))
     points, top = _f(group.get("points")), _f(group.get("max_points"))
     test = {"name": f"{lab_name}: {group.get('title') or group.get('name', '?')}" + (" (bonus)" if bonus else ""),
             "score": points,
-            "max_score": top if graded and not bonus else 0.0,
+            "max_score": 0.0 if bonus else _rubric_points(group),
             "output": _group_output(group, lab.get("state", "graded")),
             "visibility": "visible"}
     if graded:
         test["status"] = "passed" if points >= top else "failed"
-    return test
+    return _plain(test)
 
 
 def _lab_test(lab_name, lab):
     """The one test of a lab that has no rubric groups (it stopped before any was scored)."""
     points, top = _f(lab.get("points")), _f(lab.get("max_points"))
-    return {"name": f"{lab_name}: {lab.get('state', 'graded')}", "score": points, "max_score": top,
-            "status": "passed" if points >= top else "failed",
-            "output": "\n\n".join(filter(None, [_lab_problem(lab_name, lab) or "No rubric group was scored.",
-                                                 str(lab.get("detail") or "")])),
-            "visibility": "visible"}
+    return _plain({"name": f"{lab_name}: {lab.get('state', 'graded')}", "score": points, "max_score": top,
+                   "status": "passed" if points >= top else "failed",
+                   "output": "\n\n".join(filter(None, [_lab_problem(lab_name, lab) or "No rubric group was scored.",
+                                                        reports.student_text(lab.get("detail"))])),
+                   "visibility": "visible"})
 
 
 def _leaderboard(result):
@@ -339,36 +440,45 @@ def _leaderboard(result):
     return board
 
 
-def summary_markdown(result):
-    """The submission at a glance: total, a line per lab, why a lab or a group was not graded
-    (the compiler's message in full), and the staging notes."""
-    lines = [f"**{_num(_f(result.get('points')))} / {_num(_f(result.get('max_points')))} points**"
+def summary_markdown(result, rubric_total):
+    """Gradescope's summary of the submission, in Markdown (student text escaped): the points
+    graded here, what of the rubric's total (rubric_total, Gradescope's maximum) was not graded
+    here and why, a line per lab, why a lab was not graded (the compiler's message in full), and
+    the staging notes."""
+    lines = [f"**{_num(_f(result.get('points')))} / {_num(_f(result.get('max_points')))} points** graded here"
              + (f" (+{_num(_f(result.get('bonus_points')))} bonus)" if _f(result.get("max_bonus")) else ""), ""]
+    left_out = [(name, g) + _left_out(g) for name, lab in result["labs"].items() for g in _groups(lab)]
+    left_out = [(name, g, n, why) for name, g, n, why in left_out if n]
+    if left_out:
+        lines += [f"The rubric's total is {_num(rubric_total)} points, Gradescope's maximum: "
+                  f"{_num(sum(n for *_, n, _ in left_out))} of them were not graded here and are not in this score:", ""]
+        lines += [_bullet(f"{name}, {g.get('title') or g.get('name', '?')}: {_num(n)} points ({why})")
+                  for name, g, n, why in left_out] + [""]
     lines += ["| Lab | Points | Max | State |", "|---|---|---|---|"]
     for name, lab in result["labs"].items():
-        lines.append(f"| {name} | {_num(_f(lab.get('points')))} | {_num(_f(lab.get('max_points')))} | "
-                     f"{lab.get('state', 'graded')} |")
+        lines.append(f"| {_md(name)} | {_num(_f(lab.get('points')))} | {_num(_f(lab.get('max_points')))} | "
+                     f"{_md(lab.get('state', 'graded'))} |")
     lines.append("")
     for name, lab in result["labs"].items():
         lines += _problem_lines(name, lab)
-    not_graded = [f"- {name}: {_one_line(n)}"
-                  for name, lab in result["labs"].items() for n in lab.get("not_graded") or []]
-    if not_graded:
-        lines += ["Not graded here (left out of the maximum):", ""] + not_graded + [""]
     if result.get("notes"):
-        lines += ["Notes on what was handed in:", ""] + [f"- {_one_line(n)}" for n in result["notes"]]
+        lines += ["Notes on what was handed in:", ""] + [_bullet(n) for n in result["notes"]]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def gradescope_results(result):
     """Gradescope's results.json for one submission
     (https://gradescope-autograders.readthedocs.io/en/latest/specs/): the score is points plus
-    bonus, one test per rubric group per lab."""
+    bonus, one test per rubric group per lab, whose max_scores add up to the rubric's total. The
+    formats are set, never left to Gradescope's default: the summary is Markdown, the tests
+    plain text."""
     tests = []
     for name, lab in result["labs"].items():
         tests += [_group_test(name, lab, g) for g in _groups(lab)] or [_lab_test(name, lab)]
     out = {"score": _f(result.get("points")) + _f(result.get("bonus_points")),
-           "output": summary_markdown(result), "output_format": "md", "tests": tests}
+           "output": summary_markdown(result, sum(t["max_score"] for t in tests)),
+           "output_format": GRADESCOPE_SUMMARY_FORMAT, "test_output_format": GRADESCOPE_TEST_FORMAT,
+           "test_name_format": GRADESCOPE_TEST_FORMAT, "tests": tests}
     if isinstance(result.get("seconds"), (int, float)):
         out["execution_time"] = round(result["seconds"])
     board = _leaderboard(result)
@@ -380,8 +490,9 @@ def gradescope_results(result):
 # --- junit.xml -----------------------------------------------------------------------------------
 
 def _xml_text(text):
-    """text as XML 1.0 can hold it: colour codes dropped, other control characters as '?'."""
-    return XML_INVALID.sub("?", ANSI_RE.sub("", str(text or "")))
+    """text as XML 1.0 can hold it (ElementTree escapes the markup): capped and cleaned
+    (reports.student_text), and what XML 1.0 has no place for (U+FFFE, U+FFFF) as '?'."""
+    return XML_INVALID.sub("?", reports.student_text(text))
 
 
 def _testcase(suite, classname, name, status, message, body):
@@ -436,7 +547,8 @@ def junit_xml(results):
 # --- feedback ------------------------------------------------------------------------------------
 
 def _cell(text):
-    return _one_line(text).replace("|", "\\|") or "-"
+    """A Markdown table cell of literal text; '-' when empty."""
+    return _md(text) or "-"
 
 
 def _group_row(group):
@@ -466,8 +578,8 @@ def _lab_section(name, lab):
         lines += [_group_row(g) for g in _groups(lab)] + [""]
     if lab.get("not_graded"):
         lines += ["Not graded here (left out of the maximum):", ""]
-        lines += [f"- {_one_line(n)}" for n in lab["not_graded"]] + [""]
-    flags = [f"- {g.get('name', '?')}: {_one_line(f)}" for g in _groups(lab) for f in _flags(g)]
+        lines += [_bullet(n) for n in lab["not_graded"]] + [""]
+    flags = [_bullet(f"{g.get('name', '?')}: {f}") for g in _groups(lab) for f in _flags(g)]
     if flags:
         lines += ["Flagged for review by the instructor (these times are not compared):", ""] + flags + [""]
     return lines
@@ -480,12 +592,12 @@ def _group_step(lab_name, group):
     statuses = {v.get("status") for v in group.get("variants") or []}
     corr, perf = group.get("correctness") or {}, group.get("performance") or {}
     if statuses & reports.FAILING:
-        return f"{where}: fix it: {_one_line(group.get('feedback')) or 'see the table above'}."
+        return f"{where}: fix it: {_md(group.get('feedback')) or 'see the table above'}."
     if "todo" in statuses:
         return f"{where}: still to implement."
     if _f(corr.get("points")) >= _f(corr.get("max")) and _f(perf.get("points")) < _f(perf.get("max")) \
             and not _flags(group):
-        return f"{where}: correct; make it faster ({_perf_text(perf) or 'see the table above'})."
+        return f"{where}: correct; make it faster ({_md(_perf_text(perf)) or 'see the table above'})."
     return ""
 
 
@@ -498,12 +610,12 @@ def _next_steps(result):
             steps.append(f"{name}: make it compile (the compiler's first errors are shown above); "
                          "nothing in this lab can be scored until it does.")
         elif state != "graded":
-            steps.append(f"{name}: grading stopped with an error ({_one_line(lab.get('detail'))[:200] or state}); "
+            steps.append(f"{name}: grading stopped with an error ({_md(lab.get('detail')) or state}); "
                          "run `./labkit grade` and ask your instructor if it persists.")
         if state == "graded":
             steps += filter(None, (_group_step(name, g) for g in _groups(lab) if g.get("graded", True)))
         if lab.get("not_graded"):
-            steps.append(f"{name}: some parts were not graded here ({'; '.join(map(_one_line, lab['not_graded']))}); "
+            steps.append(f"{name}: some parts were not graded here ({_md('; '.join(lab['not_graded']))}); "
                          "check them yourself with `./labkit grade` on a machine that can run them.")
     return steps or ["Nothing: every graded part has full marks."]
 
@@ -511,15 +623,15 @@ def _next_steps(result):
 def feedback_markdown(result):
     """The feedback file a student receives: the score per lab, a table per lab, what was not
     graded and why, the notes on what was handed in, and what to do next."""
-    lines = [f"# Feedback for {result['name']}", "",
+    lines = [f"# Feedback for {_md(result['name'])}", "",
              f"**Total: {_num(_f(result.get('points')))} / {_num(_f(result.get('max_points')))} points**"
              + (f" (+{_num(_f(result.get('bonus_points')))} of {_num(_f(result.get('max_bonus')))} bonus)"
                 if _f(result.get("max_bonus")) else "")]
     machine = result.get("machine") or {}
     where = ", ".join(filter(None, [result.get("graded_at"), machine.get("gpu") or "no GPU", machine.get("cpu")]))
-    lines += [f"Graded {where}." if where else "", ""]
+    lines += [f"Graded {_md(where)}." if where else "", ""]
     if result.get("notes"):
-        lines += ["## What was handed in", ""] + [f"- {_one_line(n)}" for n in result["notes"]] + [""]
+        lines += ["## What was handed in", ""] + [_bullet(n) for n in result["notes"]] + [""]
     for name, lab in result["labs"].items():
         lines += _lab_section(name, lab)
     lines += ["## What to do next", ""] + [f"- {s}" for s in _next_steps(result)]
@@ -555,12 +667,27 @@ def variant_rows(result):
     return rows
 
 
-def summary_tables(results):
-    """summary.md: every submission's per-variant table, in Markdown, for the instructor (one
-    place to read the whole class) and for a student's report."""
-    lines = ["# Class summary", "", f"{len(results)} submission(s).", ""]
+def _class_lines(results):
+    """summary.md's lines on how the class was graded (the sandbox, the parts not graded): each
+    once, with how many submissions it holds for when not all (those rows' notes name it too)."""
+    counts = {}
     for r in results:
-        lines += [f"## {r['name']}: {_num(_f(r.get('points')))} / {_num(_f(r.get('max_points')))} ({_percent(r)})", "",
+        for fact in dict.fromkeys(_class_facts(r)):
+            counts[fact] = counts.get(fact, 0) + 1
+    if not counts:
+        return []
+    return (["How the submissions were graded (gradebook.csv's notes name a line only where it does not hold "
+             "for every submission):", ""]
+            + [_bullet(fact + ("" if n == len(results) else f" ({n} of {len(results)} submissions)"))
+               for fact, n in counts.items()] + [""])
+
+
+def summary_tables(results):
+    """summary.md: how the class was graded, then every submission's per-variant table, in
+    Markdown, for the instructor (one place to read the whole class) and for a student's report."""
+    lines = ["# Class summary", "", f"{len(results)} submission(s).", ""] + _class_lines(results)
+    for r in results:
+        lines += [f"## {_md(r['name'])}: {_num(_f(r.get('points')))} / {_num(_f(r.get('max_points')))} ({_percent(r)})", "",
                   "| " + " | ".join(VARIANT_COLUMNS) + " |", "|" + "---|" * len(VARIANT_COLUMNS)]
         lines += ["| " + " | ".join(_cell(str(c)) if c else "" for c in row) + " |" for row in variant_rows(r)]
         lines.append("")
@@ -638,7 +765,7 @@ def cmd_gradebook(args):
     written = write_class_outputs(out, results, roster)
     print_table(["name", "points", "max", "percent", "notes"],
                 [[r["name"], _num(_f(r.get("points"))), _num(_f(r.get("max_points"))), _percent(r),
-                  "; ".join(_notes(r))[:60]] for r in results])
+                  "; ".join(_notes(r, _shared(results)))[:60]] for r in results])
     if roster is not None:
         names = {r["name"].casefold() for r in results}
         missing = [k for k in roster if k.casefold() not in names]

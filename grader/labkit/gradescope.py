@@ -59,7 +59,7 @@ if ((${#found[@]} == 1)) && cp "${found[0]}" "$RESULTS"; then
     exit 0
 fi
 cat >"$RESULTS" <<EOF
-{"score": 0, "output": "The autograder failed before it produced a score (labkit exit status $status, ${#found[@]} result files). This is not a verdict on your work: your instructor can see why in the autograder output (the log of this run). Please tell them.", "tests": []}
+{"score": 0, "output": "The autograder failed before it produced a score (labkit exit status $status, ${#found[@]} result files). This is not a verdict on your work: your instructor can see why in the autograder output (the log of this run). Please tell them.", "output_format": "text", "tests": []}
 EOF
 echo "run_autograder: no results.json from labkit (exit status $status): wrote a score of 0 saying so"
 """

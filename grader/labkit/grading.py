@@ -2,7 +2,6 @@
 (your labs/ files beside the reference solution)."""
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -64,13 +63,10 @@ def process_timeout(args, kit_variants):
 
 
 def read_report(path):
-    """The grader's JSON report, its shape checked (reports.validate); raises ValueError saying
-    what is wrong with it, OSError when it cannot be read."""
-    try:
-        report = json.loads(path.read_bytes())
-    except (ValueError, RecursionError) as e:  # not JSON at all, or nested beyond reason
-        raise ValueError(f"not JSON ({str(e)[:80] or e.__class__.__name__})") from None
-    return reports.validate(report)
+    """The grader's JSON report, invalid UTF-8 replaced and its shape checked (reports.load_json,
+    reports.validate); raises ValueError saying what is wrong with it, OSError when it cannot be
+    read."""
+    return reports.validate(reports.load_json(path))
 
 
 def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log_path=None, echo=True, extra=()):

@@ -5,8 +5,10 @@ import csv
 import io
 import json
 import math
+import re
+from pathlib import Path
 
-from .util import say, write_atomic
+from .util import ANSI_RE, say, write_atomic
 
 # Statuses that make `grade` exit 1. todo, not-run and skipped do not: an unimplemented step or a
 # machine without a GPU is not a failure of what was implemented.
@@ -17,6 +19,22 @@ SHOWN = {
     "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
     "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
 }
+
+
+# Student text (a runner's exception message, a compiler's output, a file name from a submission)
+# is data the submission chose. One text keeps at most this many characters, the note of the cut
+# included: a message of megabytes would bury the table it sits in. The note says how much went.
+STUDENT_TEXT_MAX = 2000
+CUT_NOTE = " [... {:,} more characters cut]"
+CUT_NOTE_ROOM = 48  # room for the note, with any count below 10**15
+# Control characters but tab and newline (colour codes are removed whole first): nothing a
+# submission prints moves a terminal's cursor or breaks a file format (XML 1.0 has no place for them).
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A spreadsheet reads a cell starting with one of these as a formula ("=HYPERLINK(...)"), or
+# with a tab as one (a carriage return is too, but student_text has removed those); plain numbers
+# keep their sign.
+FORMULA_START = ("=", "+", "-", "@", "\t")
+PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 # A student variant this many times faster than the reference solution's same variant, on the
@@ -41,6 +59,38 @@ REQUIRED = {"report": ("variants",), "variant": ("name", "status"),
             "performance": ("variant", "width", "height", "kernel_ms")}
 
 
+def student_text(text):
+    """text from a submission (bytes, str, or None) as text every output can hold: invalid UTF-8
+    and lone surrogates (a JSON escape such as \\udcff) replaced, colour codes and control
+    characters but newline and tab removed, and at most STUDENT_TEXT_MAX characters, the last of
+    them a note of how many were cut. Applying it twice changes nothing."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    text = "" if text is None else str(text)
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    text = CONTROL_RE.sub("", ANSI_RE.sub("", text))
+    if len(text) > STUDENT_TEXT_MAX:
+        keep = STUDENT_TEXT_MAX - CUT_NOTE_ROOM
+        text = text[:keep] + CUT_NOTE.format(len(text) - keep)
+    return text
+
+
+def one_line(text):
+    """student_text on one line: table cells, CSV cells, a line of feedback."""
+    return " ".join(student_text(text).split())
+
+
+def load_json(path):
+    """A JSON file that the grader or grade-all wrote and that holds student text: read as bytes,
+    invalid UTF-8 replaced (one bad byte in an exception message must not lose the whole file).
+    Raises OSError when it cannot be read, ValueError when it is not JSON."""
+    data = Path(path).read_bytes().decode("utf-8", "replace")
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as e:  # not JSON at all, or nested beyond reason
+        raise ValueError(f"not JSON ({str(e)[:80] or e.__class__.__name__})") from None
+
+
 def _check_fields(obj, fields, required, where):
     """Raises ValueError naming the first field of obj (a dict) that is missing or of a type the
     readers of a report do not expect (bool is no number here, NaN no time)."""
@@ -61,8 +111,9 @@ def _check_fields(obj, fields, required, where):
 
 def validate(report):
     """Checks that report (parsed JSON) has the shape every reader of it relies on, and fills in
-    the optional lists. Raises ValueError saying where it does not: one place, so that a
-    malformed report is an ERROR with a reason, never a traceback later."""
+    the optional lists; each variant's detail and flags become student_text. Raises ValueError
+    saying where it does not: one place, so that a malformed report is an ERROR with a reason,
+    never a traceback later."""
     _check_fields(report, REPORT_FIELDS, REQUIRED["report"], "report")
     for i, v in enumerate(report["variants"]):
         _check_fields(v, VARIANT_FIELDS, REQUIRED["variant"], f"variants[{i}]")
@@ -70,6 +121,10 @@ def validate(report):
             raise ValueError(f"variants[{i}].name is empty")
         if not all(isinstance(f, str) for f in v.get("flags", [])):
             raise ValueError(f"variants[{i}].flags holds something other than text")
+        if "detail" in v:
+            v["detail"] = student_text(v["detail"])
+        if "flags" in v:
+            v["flags"] = [student_text(f) for f in v["flags"]]
     for i, p in enumerate(report.get("performance", [])):
         _check_fields(p, PERF_FIELDS, REQUIRED["performance"], f"performance[{i}]")
     report.setdefault("performance", [])
@@ -303,10 +358,23 @@ def write_back(report):
                                                  indent=2))
 
 
+def csv_cell(value):
+    """A CSV cell a spreadsheet shows as the text it is: a text that a spreadsheet would take for
+    a formula gets a leading apostrophe (OWASP's advice); numbers, and texts that are plain
+    numbers, stay as they are."""
+    if not isinstance(value, str):
+        return value
+    value = student_text(value)
+    if value.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_text(rows):
-    """rows as CSV text, for write_atomic."""
+    """rows as CSV text, for write_atomic: every cell quoted where it must be (a comma, a quote,
+    a line break) and kept from being read as a formula (csv_cell)."""
     out = io.StringIO()
-    csv.writer(out).writerows(rows)
+    csv.writer(out).writerows([csv_cell(c) for c in row] for row in rows)
     return out.getvalue()
 
 

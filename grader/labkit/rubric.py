@@ -200,7 +200,7 @@ def feedback_line(group, statuses):
         got = statuses.get(v["name"], {})
         if got.get("status") != "pass":
             status = reports.SHOWN.get(got.get("status"), got.get("status") or "missing")
-            detail = " ".join(str(got.get("detail", "")).split())[:300]
+            detail = reports.one_line(got.get("detail"))
             return f"{v['name']}: {status}" + (f": {detail}" if detail else "")
     return "every variant passed"
 
@@ -226,6 +226,8 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
         statuses = {v["name"]: statuses["*"] for v in group.variants}
     entry = {"name": ", ".join(group.patterns), "title": group.title, "kind": group.kind, "bonus": group.bonus,
              "graded": True, "why_not_graded": "",
+             # what the rubric gives the group, graded here or not: Gradescope's maximum
+             "rubric_points": group.correctness + group.performance,
              "variants": [{"name": v["name"], "status": statuses.get(v["name"], {}).get("status", "missing"),
                            "detail": statuses.get(v["name"], {}).get("detail", ""),
                            "flags": statuses.get(v["name"], {}).get("flags", []),
