@@ -41,7 +41,7 @@ from .proc import capture, kill_all
 from .programs import build_grader, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
-from .submissions import NOTHING_HANDED_IN, stage, submission_name, write_if_changed
+from .submissions import NOT_USED, NOTHING_HANDED_IN, stage, submission_name, write_if_changed
 from .util import (RESULTS, ROOT, LabkitError, UsageError, first_errors, inside, kit_path, print_table, rel, say,
                    write_atomic)
 
@@ -486,6 +486,8 @@ class Pipeline:
                     if NOTHING_HANDED_IN in note:
                         say(f"    warning: {result['name']}: {note.split(':', 1)[0]}: {NOTHING_HANDED_IN} "
                             f"(look at {result['source']})")
+                    elif f" {NOT_USED}: " in note:
+                        say(f"    warning: {result['name']}: {note}")
         except BaseException:
             # Interrupted (Ctrl-C, kill) or failed: nothing more starts, what runs is killed, and
             # no result is written for a grading cut short (a later run grades it again).

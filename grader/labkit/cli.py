@@ -75,7 +75,8 @@ def make_parser():
     who.add_argument("--solution", action="store_true", help="grade only the reference solution")
     who.add_argument("--submission", nargs="+", metavar="DIR",
                      help="instructor: grade these submitted folders (or .zip/.tar.gz archives); "
-                     "only their student files are taken (no links, devices or files over 1 MiB), "
+                     "only their student files are taken (no links, devices or files over 1 MiB), each "
+                     "from its lab's folder (<lab>/FILE; with one LAB, also FILE at the top), "
                      "each is built apart in the work folder (--work-dir) inside the sandbox, and "
                      "the class is summarised in results/class.csv and results/class.json")
     p.add_argument("--work-dir", metavar="DIR",
@@ -106,6 +107,8 @@ def make_parser():
         "SUBMISSIONS_DIR, scores it with each lab's rubric (labs/<lab>/kit/rubric.toml) and writes "
         "<out>/results/<name>.json per submission, then <out>/gradebook.csv (one row per student), "
         "<out>/junit.xml, <out>/gradescope/<name>/results.json and <out>/feedback/<name>.md|.json. "
+        "A lab's files are taken from its folder in the submission (<lab>/FILE at any depth; with one "
+        "lab graded, also FILE at the top); the feedback names the path used for each. "
         "Builds of the next submissions run on the CPU while the GPU grades; an interrupted run "
         "resumes where it stopped.",
         epilog="Examples:\n  ./labkit grade-all subs/ --no-perf --jobs 4\n"

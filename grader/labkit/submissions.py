@@ -1,9 +1,14 @@
 """Submitted folders and archives, read as data, not as paths: only regular files with the lab's
-student file names are taken, wherever they sit in whatever layout; links (and folders reached
-through one), devices, fifos, sockets, archive members outside the archive and oversized files
-are refused with a note each, and the starter's file stands in for them. Nothing is unpacked:
-the chosen files' bytes are staged as <staged>/<lab>/<file> for a build with
--Dsubmission=<staged>, in a work folder outside the kit (classroom.work_dir_of)."""
+student file names are taken, and a lab's file only from that lab's folder (<lab>/<file>, at
+any depth: labs/<lab>/, alice/<lab>/, ...) or, when one lab is graded, also from the top of
+the submission (or of the one folder everything handed in sits in): every lab has a
+cpu_openmp.cpp, and one lab's must never be graded as another's. A file with a student file's
+name that is not taken, and a near miss (cpu_openMP.cpp, cpu_openmp.cc), get a note saying why;
+so does each lab's list of the paths used. Links (and folders reached through one), devices,
+fifos, sockets, archive members outside the archive and oversized files are refused with a note
+each, and the starter's file stands in for them. Nothing is unpacked: the chosen files' bytes
+are staged as <staged>/<lab>/<file> for a build with -Dsubmission=<staged>, in a work folder
+outside the kit (classroom.work_dir_of)."""
 
 import errno
 import os
@@ -25,6 +30,10 @@ MAX_FILE_BYTES = 1 << 20  # one student file: the largest solution file is a few
 MAX_ARCHIVE_BYTES = 64 << 20  # an archive's members together, unpacked (what is read to list it)
 MAX_ENTRIES = 10_000  # archive members, or files and folders of a folder, looked at
 MAX_NOTES = 5  # notes on refused archive members that are no student file, before "and N more"
+# A name that differs from a student file's only in case or in one of these extensions is a
+# near miss (cpu_openMP.cpp, cpu_openmp.cc): noted, never taken.
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh", ".hpp", ".py")
+NOT_USED = "not used"  # in the note on every file with a student file's name that was not taken
 
 
 class Refused(Exception):
@@ -47,6 +56,15 @@ def refused(why):
 
 def size_problem(size):
     return f"{size} bytes, over the limit of {MAX_FILE_BYTES >> 20} MiB for a student file"
+
+
+def near_miss(name, names):
+    """The student file name (of names) that name nearly is: another case, or another source
+    extension; None when it is one, or none."""
+    stem, ext = os.path.splitext(name)
+    if name in names or ext.lower() not in SOURCE_SUFFIXES:
+        return None
+    return next((n for n in sorted(names) if os.path.splitext(n)[0].lower() == stem.lower()), None)
 
 
 # ---- folders ------------------------------------------------------------------------------------
@@ -78,9 +96,10 @@ def read_regular(root, parts):
     return data
 
 
-def folder_entries(root, names, notes):
+def folder_entries(root, names, notes, near):
     """The entries of the folder root named like a student file (a name of names), found
-    without following links; a link to a folder is noted, never entered."""
+    without following links; a link to a folder is noted, never entered. The paths (parts) of
+    near misses are added to near."""
     found, seen, todo = [], 0, [()]
     while todo:
         where = todo.pop()
@@ -106,6 +125,8 @@ def folder_entries(root, names, notes):
                 found.append(Entry(parts, lambda parts=parts: read_regular(root, parts))
                              if e.is_file(follow_symlinks=False)
                              else Entry(parts, refused("not a regular file but a device, fifo or socket")))
+            elif near_miss(e.name, names):
+                near.append(parts)
     return found
 
 
@@ -126,8 +147,8 @@ class ArchiveReader:
     """Lists the members of an archive that are named like a student file, reading their bytes
     within the limits, and notes every member it refuses."""
 
-    def __init__(self, names, notes):
-        self.names, self.notes = names, notes
+    def __init__(self, names, notes, near):
+        self.names, self.notes, self.near = names, notes, near
         self.found, self.total, self.count, self.left_out = {}, 0, 0, 0
 
     def refuse(self, name, why, parts=None):
@@ -158,6 +179,8 @@ class ArchiveReader:
             self.refuse(name, "not a regular file but a device or fifo", parts)
         elif kind == "file":
             used = size
+            if parts and near_miss(parts[-1], self.names):
+                self.near.append(parts)
             if parts and parts[-1] in self.names:
                 entry, got = self.loaded(parts, read, size)
                 self.found[parts], used = entry, max(size, got)
@@ -213,9 +236,10 @@ def tar_kind(member):
     return "file" if member.isfile() else "special"
 
 
-def archive_entries(path, names, notes):
-    """The members of the .zip or .tar(.gz) archive at path named like a student file."""
-    reader = ArchiveReader(names, notes)
+def archive_entries(path, names, notes, near):
+    """The members of the .zip or .tar(.gz) archive at path named like a student file (near
+    misses go to near)."""
+    reader = ArchiveReader(names, notes, near)
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as z:
@@ -237,33 +261,102 @@ def archive_entries(path, names, notes):
 
 # ---- staging ------------------------------------------------------------------------------------
 
-def submission_entries(src, names, notes):
-    """The entries of a submitted folder or archive named like a student file (names)."""
+def submission_entries(src, names, notes, near):
+    """The entries of a submitted folder or archive named like a student file (names); the
+    paths of near misses go to near."""
     if Path(src).is_dir():
-        return folder_entries(src, names, notes)
-    return archive_entries(src, names, notes)
+        return folder_entries(src, names, notes, near)
+    return archive_entries(src, names, notes, near)
 
 
-def pick(entries, lab, name, labs, notes):
-    """The entry lab's file `name` is taken from: labs/<lab>/F, <lab>/F, F at the top, else a
-    single F deeper (preferring one inside a <lab> folder), so that an archive with an extra
-    top-level folder still works; never one in another lab's folder (labs: every lab of the
-    kit). None, with a note when there are several to choose from, when there is none."""
-    want = tuple(name.split("/"))
-    named = {e.parts: e for e in entries if e.parts[-len(want):] == want}
-    for parts in (("labs", lab) + want, (lab,) + want, want):
-        if parts in named:
-            return named[parts]
-    folder = lambda e: e.parts[-len(want) - 1] if len(e.parts) > len(want) else ""
-    deeper = [e for e in named.values() if folder(e) not in set(labs) - {lab}]
-    in_lab = [e for e in deeper if folder(e) == lab]
-    for group in (in_lab, deeper):
-        if len(group) == 1:
-            return group[0]
-    if len(deeper) > 1:
-        notes.append(f"{lab}: {name} is there {len(deeper)} times, none in labs/{lab}/ or {lab}/: "
-                     "starter used")
-    return None
+def shown(parts):
+    return "/".join(parts)
+
+
+def wrapper(paths, labs):
+    """The one folder everything handed in sits in (an archive of a folder: alice/...), as a
+    prefix of parts; () when there is none, or it is a lab's own folder."""
+    tops = {p[0] for p in paths}
+    if len(tops) == 1 and all(len(p) > 1 for p in paths) and next(iter(tops)) not in labs:
+        return (next(iter(tops)),)
+    return ()
+
+
+class Matcher:
+    """Which entry each graded lab's file is taken from, and the notes on every file with a
+    student file's name that is not taken, or nearly has one (see the module's docstring)."""
+
+    def __init__(self, entries, near, lab_files, all_labs, graded, notes):
+        self.entries, self.near, self.lab_files = entries, near, lab_files
+        self.all_labs, self.graded, self.notes = set(all_labs), [l for l in lab_files if l in graded], notes
+        self.flat = len(self.graded) == 1  # the flat form: only when one lab is graded
+        self.root = wrapper([e.parts for e in entries] + near, self.all_labs)
+        self.used = set()  # the parts of every entry taken
+
+    def pick(self, lab, name):
+        """The entry lab's file `name` is taken from: the shallowest <lab>/name, else (one lab
+        graded) name at the top; None, with a note when there are several to choose from."""
+        want = tuple(name.split("/"))
+        named = [e for e in self.entries if e.parts[-len(want):] == want]
+        in_lab = [e for e in named if e.parts[:-len(want)][-1:] == (lab,)]
+        if in_lab:
+            depth = min(len(e.parts) for e in in_lab)
+            found = [e for e in in_lab if len(e.parts) == depth]
+        else:
+            found = [e for e in named if self.flat and e.parts in (want, self.root + want)]
+        if len(found) > 1:
+            self.notes.append(f"{lab}: {name} is there {len(found)} times "
+                              f"({', '.join(sorted(shown(e.parts) for e in found))}): starter used")
+            return None
+        if found:
+            self.used.add(found[0].parts)
+        return found[0] if found else None
+
+    def homes(self, name):
+        """Where a file named name (a base name) is taken from: <lab>/<its path>, per graded lab."""
+        return [f"{lab}/{f}" for lab in self.graded for f in self.lab_files[lab] if f.split("/")[-1] == name]
+
+    def lab_of(self, parts):
+        """The lab whose folder the file at parts sits in as one of its files (<lab>/<file>), or
+        None."""
+        for lab, files in self.lab_files.items():
+            for f in files:
+                want = (lab,) + tuple(f.split("/"))
+                if parts[-len(want):] == want:
+                    return lab
+        return None
+
+    def why_not(self, parts):
+        """Why the file at parts (a student file's name) was not taken; None when that needs no
+        note: a lab's file in its own folder (a lab not graded now, or one there twice, which
+        pick() notes)."""
+        if self.lab_of(parts):
+            return None
+        where = " or ".join(self.homes(parts[-1]))
+        if parts[:-1] in ((), self.root) and not self.flat:
+            return f"with several labs graded, a file is taken only from its lab's folder ({where})"
+        folder = parts[-2] if len(parts) > 1 else ""
+        same = [l for l in sorted(self.all_labs) if l.lower() == folder.lower() and l != folder]
+        if same:
+            return f"the folder must be named {same[0]} (names are case-sensitive)"
+        return f"a file is taken only from its lab's folder ({where})" + \
+            (" or from the top of the submission" if self.flat else "")
+
+    def warn(self):
+        """Notes on the files not taken: misplaced ones, and near misses."""
+        warnings = []
+        for e in self.entries:
+            why = None if e.parts in self.used else self.why_not(e.parts)
+            if why:
+                warnings.append(f"{shown(e.parts)} {NOT_USED}: {why}")
+        for parts in self.near:
+            if len(parts) > 1 and parts[-2] in self.all_labs and parts[-2] not in self.graded:
+                continue  # in the folder of a lab not graded now
+            meant = near_miss(parts[-1], {f.split("/")[-1] for lab in self.graded for f in self.lab_files[lab]})
+            warnings.append(f"{shown(parts)} {NOT_USED}: did you mean {meant}? (file names must match exactly)")
+        self.notes += warnings[:MAX_NOTES]
+        if len(warnings) > MAX_NOTES:
+            self.notes.append(f"... and {len(warnings) - MAX_NOTES} more files {NOT_USED}")
 
 
 def submission_name(path, taken):
@@ -288,32 +381,38 @@ def stage(src, staged, lab_files, all_labs, graded):
     archive), into staged/<lab>/, and the starter's (labs/<lab>/) for every file not handed in
     or refused. lab_files: lab -> file names, for every lab of the kit (the submission's build
     configures them all: a lab not graded gets its starter); graded: the labs being graded.
-    Returns the notes: what was refused and why, and what was missing, per graded lab."""
-    notes = []
+    Returns the notes: per graded lab the paths used and the files missing, what was refused
+    and why, and every file not taken and why."""
+    notes, near = [], []
     names = {f.split("/")[-1] for lab in graded for f in lab_files[lab]}
-    entries = submission_entries(src, names, notes)
+    entries = submission_entries(src, names, notes, near)
+    match = Matcher(entries, near, lab_files, all_labs, graded, notes)
     written = set()
     for lab, files in lab_files.items():
-        missing = []
+        missing, used = [], []
         for f in files:
             dest = staged / lab / f
             written.add(dest)
-            entry = pick(entries, lab, f, all_labs, notes) if lab in graded else None
+            entry = match.pick(lab, f) if lab in graded else None
             if entry is not None:
                 try:
                     write_if_changed(dest, entry.load())
+                    used.append(shown(entry.parts))
                     continue
                 except Refused as e:
-                    notes.append(f"{lab}: {'/'.join(entry.parts)} refused ({e}), starter used")
+                    notes.append(f"{lab}: {shown(entry.parts)} refused ({e}), starter used")
             starter = ROOT / "labs" / lab / f
             if not starter.is_file():
                 raise LabkitError(f"{lab}: labs/{lab}/{f}, the starter's file, is missing from the kit")
             write_if_changed(dest, starter.read_bytes())
             if entry is None:
                 missing.append(f)
+        if used:
+            notes.append(f"{lab}: used: {', '.join(used)}")
         if missing and lab in graded:
             notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}"
                          + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else ""))
+    match.warn()
     # Nothing else stays in the staging folder (an earlier submission's, or a stray file).
     for path in sorted(staged.rglob("*"), reverse=True) if staged.exists() else []:
         if path.is_symlink() or (path.is_file() and path not in written):
