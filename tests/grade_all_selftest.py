@@ -13,6 +13,8 @@ The class (correctness only, small sizes, the CPU variants checked; the GPU ones
             Kogge-Stone variants are build-error with that file's compiler message
   no_link   the solution, but cpu_openmp.cpp defines main(): nothing links, every variant is
             build-error, out of the same maximum, with feedback files
+  injected  only cpu_openmp.cpp, throwing a message of Markdown and HTML (tests/corpus/
+            report_injection): every class file shows it as the text it is
 
     grade_all_selftest.py --build-dir BUILD --sanitize
 
@@ -55,10 +57,32 @@ def make_class(subs):
     (subs / "empty" / "README.txt").write_text("I did not get to it\n")
     (subs / "wrong").mkdir()
     shutil.copy(KIT / "tests" / "corpus" / "overflow_32bit" / LAB / "cpu_openmp.cpp", subs / "wrong")
+    (subs / "injected").mkdir()
+    shutil.copy(KIT / "tests" / "corpus" / "report_injection" / LAB / "cpu_openmp.cpp", subs / "injected")
     with open(subs / "one_bad" / "02_kogge_stone.cu", "a") as f:
         f.write("\nthis line is not C++;\n")
     with open(subs / "no_link" / "cpu_openmp.cpp", "a") as f:
         f.write("\nint main() { return 0; }\n")
+
+
+def check_class_files(out, result):
+    """injected's message is text in every class file: escaped in the Markdown (nothing of it
+    renders), plain text in Gradescope's tests, escaped in junit.xml; and Gradescope's tests add up
+    to the rubric's total, what was not graded here said."""
+    feedback = (out / "feedback" / "injected.md").read_text()
+    scout = json.loads((out / "gradescope" / "injected" / "results.json").read_text())
+    rendered = [t for t in ("**Score", "<img", "[details](") if t in feedback + scout["output"]]
+    expect(not rendered and "\\*\\*Score override by TA: 100/100\\*\\* &lt;img" in feedback,
+           f"feedback and Gradescope's summary: the message is escaped Markdown ({rendered or 'nothing renders'})")
+    shown = [t for t in scout["tests"] if "**Score override" in t["output"]]
+    expect(shown and all(t["output_format"] == "text" for t in shown) and scout["output_format"] == "md",
+           "Gradescope: the message as it is in a plain-text test; the summary is Markdown")
+    junit = (out / "junit.xml").read_text()
+    expect("<img" not in junit and "&lt;img" in junit, "junit.xml: the message is escaped")
+    rubric_total = sum(g["rubric_points"] for g in result["labs"][LAB]["groups"] if not g["bonus"])
+    expect(sum(t["max_score"] for t in scout["tests"]) == rubric_total > result["max_points"] and
+           "not graded here" in scout["output"],
+           f"Gradescope: max_scores add up to the rubric's {rubric_total}, the {result['max_points']:g} graded here said")
 
 
 def group(result, title_start, lab=LAB):
@@ -128,7 +152,7 @@ def main():
         print(text[-3000:])
         expect(rc == 1, "exit 1: not every submission has full points")
         results = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
-        expect(sorted(results) == ["empty", "good", "no_link", "one_bad", "wrong"], "one result per submission")
+        expect(sorted(results) == ["empty", "good", "injected", "no_link", "one_bad", "wrong"], "one result per submission")
         expect(not list((out / "results").glob("*.partial*")), "no partial result file is left")
         gpu = bool(results["good"]["machine"]["gpu"])
         maxima = {r["labs"][LAB]["max_points"] for r in results.values()}
@@ -169,22 +193,23 @@ def main():
         expect(seeds == {int((cases / "seed").read_text())},
                f"every submission was graded on the class's one seed, kept in cases/seed: {seeds}")
         rows = list(csv.DictReader(open(out / "gradebook.csv")))
-        expect(len(rows) == 5 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
+        expect(len(rows) == 6 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
+        check_class_files(out, results["injected"])
 
         before = {n: r["graded_at"] for n, r in results.items()}
         os.remove(out / "results" / "wrong.json")  # as if the run had stopped before it
         rc, text = grade_all(build, subs, out, work)
-        expect("4 already graded" in text, "a second run keeps the finished results")
+        expect("5 already graded" in text, "a second run keeps the finished results")
         again = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
         expect(all(again[n]["graded_at"] == before[n] for n in before if n != "wrong") and "wrong" in again,
                "it grades only the missing submission")
         (subs / "empty" / "cpu_openmp.cpp").write_bytes((KIT / "solutions" / LAB / "cpu_openmp.cpp").read_bytes())
         rc, text = grade_all(build, subs, out, work)
         got = json.loads((out / "results" / "empty.json").read_text())
-        expect(group(got, "OpenMP")["points"] == 10 and "4 already graded" in text,
+        expect(group(got, "OpenMP")["points"] == 10 and "5 already graded" in text,
                "a submission that changed is regraded, the others kept")
         rc, text = grade_all(build, subs, out, work, "--force")
-        expect("already graded" not in text and text.count("] ") >= 5, "--force regrades every submission")
+        expect("already graded" not in text and text.count("] ") >= 6, "--force regrades every submission")
     print("all ok")
     return 0
 
