@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import reports
+from .submissions import PATHS_USED, SOURCE_SUFFIXES
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
 
 SCHEMA = "labkit-result/1"
@@ -54,7 +55,8 @@ MD_ORDERED_START = re.compile(r"\d+(?=[.)])")
 
 # Source file names in a compiler's message ("integral_image/cpu_openmp.cpp:14:9: error: ..."),
 # for a gradebook note on a lab that did not build: the first few, without their folders.
-SOURCE_NAME_RE = re.compile(r"([A-Za-z0-9_.+-]+\.(?:cu|cpp|py))\b")
+SOURCE_NAME_RE = re.compile(r"([A-Za-z0-9_.+-]+(?:%s))(?![A-Za-z0-9_+])"
+                            % "|".join(map(re.escape, sorted(SOURCE_SUFFIXES, key=len, reverse=True))))
 MAX_NAMED_FILES = 3
 
 # Gradescope's formats (results.json's output_format, test_output_format, name_format): the summary
@@ -288,11 +290,13 @@ def _shared(results):
 
 
 def _notes(result, shared=frozenset()):
-    """What a person should look at for this submission: what was refused or not handed in, a
-    lab that did not build (with the source files its compiler message names) or whose grading
-    stopped, a file that did not compile, flagged timings, sanitizer findings, and any class fact
-    that is not in shared (a Slurm task on another node: another sandbox, a GPU)."""
-    notes = list(result.get("notes") or [])
+    """What a person should look at for this submission: what was refused, misplaced or not
+    handed in (the staging notes, but the paths used), a lab that did not build (with the
+    source files its compiler message names) or whose grading stopped, a file that did not
+    compile, flagged timings, sanitizer findings, and any class fact that is not in shared (a
+    Slurm task on another node: another sandbox, a GPU)."""
+    notes = [n for n in result.get("notes") or []
+             if not any(str(n).startswith(f"{lab}: {PATHS_USED}: ") for lab in result["labs"])]
     for name, lab in result["labs"].items():
         state, detail = lab.get("state", "graded"), str(lab.get("detail") or "").strip()
         if state == "build-error":

@@ -374,6 +374,9 @@ def submission_name(path, taken):
 
 
 NOTHING_HANDED_IN = "none of this lab's files was handed in"
+# The note listing the paths a lab's files were taken from ("<lab>: used: a, b"): for the student's
+# feedback; the gradebook, whose notes are the exceptions, leaves it out.
+PATHS_USED = "used"
 
 
 def stage(src, staged, lab_files, all_labs, graded):
@@ -408,7 +411,7 @@ def stage(src, staged, lab_files, all_labs, graded):
             if entry is None:
                 missing.append(f)
         if used:
-            notes.append(f"{lab}: used: {', '.join(used)}")
+            notes.append(f"{lab}: {PATHS_USED}: {', '.join(used)}")
         if missing and lab in graded:
             notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}"
                          + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else ""))
