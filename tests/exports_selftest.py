@@ -90,7 +90,9 @@ def class_results():
                            state="build-error", detail=COMPILER_MESSAGE),
         "histogram_equalization": lab([], state="error", detail="grader crashed: signal 11", top=10.0),
     })
-    alice["notes"] = ["01_naive.cu: missing, the starter's is used", "integral_image: used: integral_image/cpu_openmp.cpp"]
+    alice["notes"] = ["01_naive.cu: missing, the starter's is used", "integral_image: used: integral_image/cpu_openmp.cpp",
+                      "integral_image: not handed in, starter used: 05_expert_sat.cu",
+                      "convolution: not handed in, starter used: cpu_direct.cpp (none of this lab's files was handed in)"]
     full = lambda name: result(name, {"integral_image": lab([
         group("cpu-openmp", 10.0, 10.0, [variant("cpu-openmp", "pass")], untimed=2.0),
         group("cpu-naive", 10.0, 10.0, [variant("cpu-naive", "pass"), variant("cpu-naive-2", "todo", passed=0)],
@@ -161,8 +163,10 @@ def check_csv(results, roster):
            f"{by['Bob']['notes']!r}, {by['dave']['notes']!r}")
     expect(not any("sandbox" in r["notes"] for r in by.values()),
            "notes: what every row shares (the sandbox) is not repeated on each")
-    expect("01_naive.cu: missing" in a["notes"] and "used:" not in a["notes"],
-           "notes: the staging notes, but the list of paths used (the feedback has it)")
+    expect("01_naive.cu: missing" in a["notes"] and "convolution: none of this lab's files was handed in" in a["notes"]
+           and "used:" not in a["notes"] and "05_expert_sat.cu" not in a["notes"],
+           f"notes: the staging notes that are exceptions, a lab with nothing handed in; not the paths used nor "
+           f"the files not handed in (the feedback lists them): {a['notes']}")
     bare = list(csv.reader(io.StringIO(gradebook.gradebook_csv(results, None, labs))))
     expect(len(bare) == 4 and not any("roster" in r[-1] for r in bare), "without a roster: one row per result, no roster notes")
 

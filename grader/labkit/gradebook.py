@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import reports
-from .submissions import PATHS_USED, SOURCE_SUFFIXES
+from .submissions import NOT_HANDED_IN, NOTHING_HANDED_IN, PATHS_USED, SOURCE_SUFFIXES
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
 
 SCHEMA = "labkit-result/1"
@@ -289,14 +289,27 @@ def _shared(results):
     return set.intersection(*facts) if facts else set()
 
 
+def _staging_exceptions(result):
+    """The staging notes that are exceptions: files refused, misplaced or handed in twice, and a
+    lab with nothing handed in; not the inventories (the paths used, the files not handed in:
+    the optional ones are missing from most rows), which the feedback lists."""
+    out = []
+    for note in map(str, result.get("notes") or []):
+        lab = next((l for l in result["labs"] if note.startswith(f"{l}: ")), None)
+        if lab and note.startswith((f"{lab}: {PATHS_USED}: ", f"{lab}: {NOT_HANDED_IN}: ")):
+            out += [f"{lab}: {NOTHING_HANDED_IN}"] if NOTHING_HANDED_IN in note else []
+        else:
+            out.append(note)
+    return out
+
+
 def _notes(result, shared=frozenset()):
-    """What a person should look at for this submission: what was refused, misplaced or not
-    handed in (the staging notes, but the paths used), a lab that did not build (with the
-    source files its compiler message names) or whose grading stopped, a file that did not
-    compile, flagged timings, sanitizer findings, and any class fact that is not in shared (a
-    Slurm task on another node: another sandbox, a GPU)."""
-    notes = [n for n in result.get("notes") or []
-             if not any(str(n).startswith(f"{lab}: {PATHS_USED}: ") for lab in result["labs"])]
+    """What a person should look at for this submission: files refused, misplaced or with
+    nothing handed in (_staging_exceptions), a lab that did not build (with the source files its
+    compiler message names) or whose grading stopped, a file that did not compile, flagged
+    timings, sanitizer findings, and any class fact that is not in shared (a Slurm task on
+    another node: another sandbox, a GPU)."""
+    notes = _staging_exceptions(result)
     for name, lab in result["labs"].items():
         state, detail = lab.get("state", "graded"), str(lab.get("detail") or "").strip()
         if state == "build-error":

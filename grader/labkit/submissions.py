@@ -374,9 +374,11 @@ def submission_name(path, taken):
 
 
 NOTHING_HANDED_IN = "none of this lab's files was handed in"
-# The note listing the paths a lab's files were taken from ("<lab>: used: a, b"): for the student's
-# feedback; the gradebook, whose notes are the exceptions, leaves it out.
+# The notes listing the paths a lab's files were taken from ("<lab>: used: a, b") and the files
+# not handed in ("<lab>: not handed in, starter used: c, d"): for the student's feedback; the
+# gradebook, whose notes are the exceptions, leaves them out (but NOTHING_HANDED_IN).
 PATHS_USED = "used"
+NOT_HANDED_IN = "not handed in, starter used"
 
 
 def stage(src, staged, lab_files, all_labs, graded):
@@ -413,7 +415,7 @@ def stage(src, staged, lab_files, all_labs, graded):
         if used:
             notes.append(f"{lab}: {PATHS_USED}: {', '.join(used)}")
         if missing and lab in graded:
-            notes.append(f"{lab}: not handed in, starter used: {', '.join(missing)}"
+            notes.append(f"{lab}: {NOT_HANDED_IN}: {', '.join(missing)}"
                          + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else ""))
     match.warn()
     # Nothing else stays in the staging folder (an earlier submission's, or a stray file).
