@@ -780,9 +780,10 @@ def cmd_gradebook(args):
         raise LabkitError(f"no results in {rel(out / 'results')}: run ./labkit grade-all first")
     say(f"found {len(results)} result{'s' if len(results) != 1 else ''} in {rel(out / 'results')}")
     written = write_class_outputs(out, results, roster)
+    shared = _shared(results)
     print_table(["name", "points", "max", "percent", "notes"],
                 [[r["name"], _num(_f(r.get("points"))), _num(_f(r.get("max_points"))), _percent(r),
-                  "; ".join(_notes(r, _shared(results)))[:60]] for r in results])
+                  "; ".join(_notes(r, shared))[:60]] for r in results])
     if roster is not None:
         names = {r["name"].casefold() for r in results}
         missing = [k for k in roster if k.casefold() not in names]
