@@ -417,8 +417,10 @@ def run_group(group, build_dir, work_dir, token, verbose):
     limit = GROUP_BUDGET_S + ENTRY_BUDGET_S * len(group.entries)
     started = time.monotonic()
     marks = []
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    # stdin a pipe that stays open: a grader that followed an answer's link to /dev/stdin would
+    # wait on it (answer_symlink_to_stdin), as it did in a class run started from a pipeline.
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
     dog = Watchdog(proc.pid)
     dog.start()
     killer = threading.Timer(limit, lambda: os.killpg(proc.pid, signal.SIGKILL))
