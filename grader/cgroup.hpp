@@ -13,8 +13,8 @@
 //   cgroup v1 (Debian 12 here and in CI, hybrid mounts): labkit-<pid> below the grader's group in
 //     the pids and the memory hierarchies.
 // Creating groups needs write access to the hierarchy: root, or a delegated subtree. Without
-// it, available() is false and why says so; callers then keep the per-uid limits and refuse
-// to grade submissions side by side.
+// it, or with LABKIT_CGROUPS=off in the environment, available() is false and the description
+// says why; callers then keep the per-uid limits and refuse to grade submissions side by side.
 #pragma once
 
 #include <sys/types.h>

@@ -15,6 +15,9 @@ The class (correctness only, small sizes, the CPU variants checked; the GPU ones
             build-error, out of the same maximum, with feedback files
   injected  only cpu_openmp.cpp, throwing a message of Markdown and HTML (tests/corpus/
             report_injection): every class file shows it as the text it is
+  hog       only cpu_openmp.cpp, holding every process it may have for 12 s before it answers
+            (tests/corpus/holds_every_process_slot), graded beside its classmates (--jobs 2):
+            each sandbox has its own limits, so it scores, and so do they
 
     grade_all_selftest.py --build-dir BUILD --sanitize
 
@@ -57,8 +60,9 @@ def make_class(subs):
     (subs / "empty" / "README.txt").write_text("I did not get to it\n")
     (subs / "wrong").mkdir()
     shutil.copy(KIT / "tests" / "corpus" / "overflow_32bit" / LAB / "cpu_openmp.cpp", subs / "wrong")
-    (subs / "injected").mkdir()
-    shutil.copy(KIT / "tests" / "corpus" / "report_injection" / LAB / "cpu_openmp.cpp", subs / "injected")
+    for name, entry in (("injected", "report_injection"), ("hog", "holds_every_process_slot")):
+        (subs / name).mkdir()
+        shutil.copy(KIT / "tests" / "corpus" / entry / LAB / "cpu_openmp.cpp", subs / name)
     with open(subs / "one_bad" / "02_kogge_stone.cu", "a") as f:
         f.write("\nthis line is not C++;\n")
     with open(subs / "no_link" / "cpu_openmp.cpp", "a") as f:
@@ -152,7 +156,8 @@ def main():
         print(text[-3000:])
         expect(rc == 1, "exit 1: not every submission has full points")
         results = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
-        expect(sorted(results) == ["empty", "good", "injected", "no_link", "one_bad", "wrong"], "one result per submission")
+        expect(sorted(results) == ["empty", "good", "hog", "injected", "no_link", "one_bad", "wrong"],
+               "one result per submission")
         expect(not list((out / "results").glob("*.partial*")), "no partial result file is left")
         gpu = bool(results["good"]["machine"]["gpu"])
         maxima = {r["labs"][LAB]["max_points"] for r in results.values()}
@@ -160,7 +165,8 @@ def main():
         top = maxima.pop()
         expect(top == (75 if gpu else 10), f"the maximum is the rubric's correctness points of what this machine "
                f"grades ({top}): performance is out with --no-perf" + ("" if gpu else ", the GPU groups without a GPU"))
-        expect(results["good"]["points"] == top, "the reference's files get every point")
+        expect(results["good"]["points"] == top, "the reference's files get every point, beside a hog")
+        expect(group(results["hog"], "OpenMP")["points"] == 10, "the hog exhausts only its own process limit and scores")
         expect(results["empty"]["points"] == 0, "an empty hand-in scores 0 (the baseline never scores)")
         expect(results["wrong"]["points"] == 0 or results["wrong"]["points"] < group(results["good"], "OpenMP")["points"],
                "a submission whose only variant fails does not get its points")
@@ -193,7 +199,7 @@ def main():
         expect(seeds == {int((cases / "seed").read_text())},
                f"every submission was graded on the class's one seed, kept in cases/seed: {seeds}")
         rows = list(csv.DictReader(open(out / "gradebook.csv")))
-        expect(len(rows) == 6 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
+        expect(len(rows) == 7 and {r["max_points"] for r in rows} == {f"{top:g}"}, "gradebook.csv: one row each, one maximum")
         check_class_files(out, results["injected"])
 
         before = {n: r["graded_at"] for n, r in results.items()}
