@@ -220,7 +220,7 @@ def test_read_report(tmp):
 
 def args(**given):
     base = dict(variants=None, sizes=None, perf_sizes=None, perf_params=None, runs=None, seed=None,
-                timeout=None, no_perf=True, quick=True, lab_timeout=None, csv=None, json=None)
+                timeout=None, no_perf=True, quick=True, lab_timeout=None, csv=None, json=None, compile_timeout=None)
     return Namespace(**dict(base, **given))
 
 

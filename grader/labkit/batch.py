@@ -33,7 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import reports, rubric
-from .build import BuildInfo, build_dir_of, configure, forwarded_options, make, ninja, open_build
+from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, kit_inputs, make, ninja,
+                    open_build, student_objects, submission_options)
 from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import run_grader, validate_options
@@ -118,7 +119,7 @@ def options_key(args, labs):
     """The grading options that change a result: a result graded with others is regraded."""
     keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
                                                  "runs", "seed", "timeout", "variants", "sanitize")}
-    for later in ("perf_patterns", "threads", "cpu_max_gflop"):  # only when given: earlier keys stay the same
+    for later in ("perf_patterns", "threads", "cpu_max_gflop", "compile_timeout"):  # only when given: earlier keys stay the same
         if getattr(args, later, None):
             keep[later] = getattr(args, later)
     return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -175,6 +176,24 @@ def split_failures(log):
     return {k: "\n".join(v) for k, v in out.items()}
 
 
+# ---- build slots -------------------------------------------------------------------------------
+
+
+def slot_lock(slot):
+    """The slot's lock file, locked (close it to unlock; `with slot_lock(slot):`). Another
+    grade-all on the same work folder (a second run, a Slurm task on the same node) must never
+    build in a slot at the same time: it would grade one student's code under another's name."""
+    slot.mkdir(parents=True, exist_ok=True)
+    lock = open(slot / ".lock", "a")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def slot_options(staged, forwarded):
+    """The -D options of a build slot whose sources are staged in staged."""
+    return [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"] + forwarded
+
+
 @dataclass
 class Built:
     """A submission after its build: the runner of each lab (copied out of the slot), or why
@@ -203,7 +222,7 @@ class Pipeline:
         self.results = self.out / "results"
         self.results.mkdir(parents=True, exist_ok=True)
         self.jobs = args.jobs or default_jobs()
-        self.forwarded = forwarded_options(self.main.dir)
+        self.forwarded = submission_options(self.main.dir)
         self.graders, self.lab_files, self.kit_variants, self.rubrics = {}, {}, {}, {}
         self.references = {}
         self.stopping = False  # set when the run is interrupted: no result is written after it
@@ -276,7 +295,7 @@ class Pipeline:
         """The slot's build folder, configured (once) for staged sources. (BuildInfo or None,
         why not)."""
         bdir = slot / "build"
-        options = [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"] + self.forwarded
+        options = slot_options(staged, self.forwarded)
         if not configured_with(bdir, options):
             ok, out = configure(bdir, options, echo=False)
             if not ok:
@@ -286,25 +305,10 @@ class Pipeline:
         except LabkitError as e:
             return None, str(e)
 
-    def ninja(self, bdir, targets, confine, keep_going=False):
+    def ninja(self, bdir, targets, confine, keep_going=False, timeout=BUILD_TIMEOUT_S):
         """A slot's build, quiet, on its share of the cores."""
         return ninja(bdir, targets, echo=False, jobs=max(1, cpus() // self.jobs), confine=confine,
-                     keep_going=keep_going, progress=False)
-
-    def objects_of(self, bdir, staged_lab):
-        """{object target: student file name} of the lab's staged files, from the slot build's
-        compile_commands.json."""
-        try:
-            commands = json.loads((bdir / "compile_commands.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        base = staged_lab.resolve()
-        out = {}
-        for c in commands:
-            src = (Path(c.get("directory", bdir)) / c.get("file", "")).resolve()
-            if src.parent == base and c.get("output"):
-                out[c["output"]] = src.name
-        return out
+                     keep_going=keep_going, progress=False, timeout=timeout)
 
     @staticmethod
     def shown(text, staged):
@@ -314,14 +318,22 @@ class Pipeline:
             text = text.replace(base + "/", "")
         return text
 
-    def build_lab(self, built, lab, build, bdir, staged, confine):
-        """Compiles the lab's student files one by one (ninja -k 0), replaces those that fail by
-        the starter's, then links the runner and copies it out of the slot."""
-        objects = self.objects_of(bdir, staged / lab)
-        failures = {}
-        if objects:
-            ok, log = self.ninja(bdir, sorted(objects), confine, keep_going=True)
-            if not ok:
+    def build_lab(self, built, lab, build, bdir, staged, confine, budget):
+        """Builds the kit's own part of the lab's runner (untimed: it is the same for every
+        submission), then, within the submission's compile budget, compiles the lab's student
+        files one by one (ninja -k 0), replaces those that fail by the starter's, links the
+        runner and copies it out of the slot. Past the budget the lab is build-error."""
+        target = build.lab(lab).runner
+        objects = student_objects(bdir, staged / lab)
+        kit = kit_inputs(bdir, target, objects)
+        ok, log = self.ninja(bdir, kit, confine) if kit else (True, "")
+        if not ok:
+            built.lab_errors[lab] = (first_errors(log, 6), log)
+            return
+        failures, log = {}, ""
+        if objects and not budget.spent():
+            ok, log = self.ninja(bdir, sorted(objects), confine, keep_going=True, timeout=budget.left())
+            if not ok and not budget.spent():
                 for obj, text in split_failures(log).items():
                     f = objects.get(obj)
                     if f:
@@ -332,8 +344,11 @@ class Pipeline:
         for f in failures:
             write_if_changed(staged / lab / f, (ROOT / "labs" / lab / f).read_bytes())
         built.file_errors[lab] = {f: self.shown(text, staged) for f, text in failures.items()}
-        target = build.lab(lab).runner
-        ok, log = self.ninja(bdir, [target], confine)
+        if not budget.spent():
+            ok, log = self.ninja(bdir, [target], confine, timeout=budget.left())
+        if budget.spent():
+            built.lab_errors[lab] = (budget.why(), self.shown(log, staged) + "\n" + budget.why())
+            return
         if not ok:
             log = self.shown(log, staged)
             built.lab_errors[lab] = (first_errors(log, 6), log)
@@ -346,25 +361,20 @@ class Pipeline:
     def build(self, name, source, key):
         started = time.monotonic()
         slot = self.slots.get()
-        slot.mkdir(parents=True, exist_ok=True)
-        # Another grade-all on the same work folder (a second run, a Slurm task on the same node)
-        # must never build in this slot at the same time: it would grade one student's code under
-        # another's name.
-        lock = open(slot / ".lock", "w")
-        fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            staged = slot / "src"
-            notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
-            built = Built(name, source, notes, key, started)
-            build, why = self.slot_build(slot, staged)
-            confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private)
-            for lab in self.labs:
-                if build is None:
-                    built.lab_errors[lab] = (why, why)
-                else:
-                    self.build_lab(built, lab, build, slot / "build", staged, confine)
+            with slot_lock(slot):
+                staged = slot / "src"
+                notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
+                built = Built(name, source, notes, key, started)
+                build, why = self.slot_build(slot, staged)
+                confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private)
+                budget = CompileBudget(self.args.compile_timeout)
+                for lab in self.labs:
+                    if build is None:
+                        built.lab_errors[lab] = (why, why)
+                    else:
+                        self.build_lab(built, lab, build, slot / "build", staged, confine, budget)
         finally:
-            lock.close()
             self.slots.put(slot)
         built.build_s = time.monotonic() - started
         return built

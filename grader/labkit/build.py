@@ -6,14 +6,24 @@ import json
 import re
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .proc import capture
 from .util import LabkitError, first_errors, kit_path, rel, say, show_cmd
 
-BUILD_TIMEOUT_S = 1800
+BUILD_TIMEOUT_S = 1800  # one build of the kit's own code
 BUILD_INFO = "labkit-build.json"
+# A submission's compile: its student files, every graded lab together, the kit's own objects not
+# counted (--compile-timeout). About 25 files at 3 s each through nvcc on one core is the
+# slowest honest hand-in; a file that stalls its compiler (constexpr loops) stops the class run
+# for no longer than this.
+COMPILE_TIMEOUT_S = 300
+# GCC's limit on the operations of one constexpr evaluation in a submission's build (its default
+# is 2**25, about 3 s of compile each; the labs' code needs a small fraction of 2**22). nvcc's
+# own front end stops far earlier by itself; its host compiler gets the same limit.
+CONSTEXPR_OPS_LIMIT = 1 << 22
 
 
 def build_dir_of(args):
@@ -81,12 +91,14 @@ class BuildProgress:
             sys.stdout.flush()
 
 
-def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=False, progress=True):
+def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=False, progress=True,
+          timeout=BUILD_TIMEOUT_S):
     """Builds targets (everything when empty). Returns (ok, output). With echo, ninja's output
     is shown as it comes; without, a progress line stands for it, or nothing without progress
     (builds running side by side, grade-all). confine (a sandbox.CompileSandbox), when given,
     runs ninja inside it: a submission's build. keep_going: build every target that can be
-    built (ninja -k 0), so that the output names every one that cannot."""
+    built (ninja -k 0), so that the output names every one that cannot. timeout: seconds, after
+    which ninja and its compilers are killed."""
     tool = shutil.which("ninja")
     if not tool:
         raise LabkitError("ninja is not installed: run ./labkit setup")
@@ -97,15 +109,15 @@ def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=
         cmd, limits = confine.wrap(cmd), confine.limits
     if echo:
         show_cmd(cmd)
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, echo=True, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, echo=True, limits=limits)
     elif progress:
         shown = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, on_line=shown, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, on_line=shown, limits=limits)
         shown.done()
     else:
-        rc, out, timed_out = capture(cmd, timeout=BUILD_TIMEOUT_S, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, limits=limits)
     if timed_out:
-        out += f"\nerror: build exceeded {BUILD_TIMEOUT_S} s\n"
+        out += f"\nerror: build exceeded {timeout:g} s\n"
     return rc == 0, out
 
 
@@ -139,24 +151,76 @@ def build_option(build_dir, name):
     return None
 
 
-def forwarded_options(build_dir):
-    """-D options of build_dir that another build of the same machine must share (submission
-    builds): the CUDA choice, the GPU architecture, and where pkg-config finds the libraries."""
+def submission_options(build_dir):
+    """-D options of a submission's build beside build_dir: what it must share with build_dir
+    (the CUDA choice, the GPU architecture, where pkg-config finds the libraries) and the
+    constexpr limit of every C++ and CUDA host compile (CONSTEXPR_OPS_LIMIT)."""
     out = [f"-D{n}={v}" for n in ("cuda", "gpu_arch")
            if (v := build_option(build_dir, n)) is not None]
     pcp = build_option(build_dir, "pkg_config_path")
     if pcp:
         out.append("-Dpkg_config_path=" + ",".join(pcp))
+    limit = f"-fconstexpr-ops-limit={CONSTEXPR_OPS_LIMIT}"
+    out.append(f"-Dcpp_args={limit}")
+    if build_option(build_dir, "cuda_args") is not None:  # CUDA is a language of this build
+        out.append(f"-Dcuda_args=-Xcompiler={limit}")
     return out
 
 
-def make(build_dir, target, echo=False, confine=None):
-    """Builds one target (a path relative to build_dir), inside confine when given (see ninja).
-    Returns (its path or None, error text)."""
+class CompileBudget:
+    """The wall time one submission's compile may take, every ninja call of it together
+    (--compile-timeout, else COMPILE_TIMEOUT_S)."""
+
+    def __init__(self, seconds=None):
+        self.seconds = seconds or COMPILE_TIMEOUT_S
+        self.deadline = time.monotonic() + self.seconds
+
+    def left(self):
+        return max(0.0, self.deadline - time.monotonic())
+
+    def spent(self):
+        return self.left() <= 0
+
+    def why(self):
+        return (f"compiling took more than {self.seconds:g} s, the limit of a submission's compile "
+                f"(--compile-timeout): stopped")
+
+
+def student_objects(build_dir, folder):
+    """{object target: file name} of the sources in folder (a submission's staged lab), from
+    build_dir's compile_commands.json."""
+    try:
+        commands = json.loads((Path(build_dir) / "compile_commands.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    base = Path(folder).resolve()
+    out = {}
+    for c in commands if isinstance(commands, list) else []:
+        src = (Path(c.get("directory", build_dir)) / c.get("file", "")).resolve()
+        if src.parent == base and c.get("output"):
+            out[c["output"]] = src.name
+    return out
+
+
+def kit_inputs(build_dir, target, objects):
+    """What target needs that is the kit's own code: every input ninja lists for it (its
+    objects and libraries) but the student objects and the library they make (objects, from
+    student_objects). Built before a submission's compile is timed."""
+    rc, out, _ = capture(["ninja", "-C", str(build_dir), "-t", "query", target], timeout=60)
+    if rc != 0:
+        return []
+    student = set(objects) | {o.split(".p/")[0] for o in objects}
+    inputs = [l.strip().lstrip("|").strip() for l in out.split("outputs:")[0].splitlines()[2:]]
+    return [i for i in inputs if i and i not in student]
+
+
+def make(build_dir, target, echo=False, confine=None, timeout=BUILD_TIMEOUT_S):
+    """Builds one target (a path relative to build_dir), inside confine when given, within
+    timeout seconds (see ninja). Returns (its path or None, error text)."""
     known = build_targets(build_dir)
     if known and target not in known:  # ninja's own "unknown target" line says less
         return None, f"{target}: no such target in {rel(build_dir)}"
-    ok, out = ninja(build_dir, [target], echo=echo, confine=confine)
+    ok, out = ninja(build_dir, [target], echo=echo, confine=confine, timeout=timeout)
     if not ok:
         return None, out
     path = Path(build_dir) / target

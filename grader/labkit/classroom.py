@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import reports
-from .build import (BuildInfo, build_dir_of, build_option, configure, forwarded_options, is_configured, make,
-                    open_build)
+from .build import (BuildInfo, CompileBudget, build_dir_of, build_option, configure, is_configured, kit_inputs, make,
+                    ninja, open_build, student_objects, submission_options)
 from .grading import run_grader, validate_options
 from .programs import build_grader, list_variants, runner_sandbox, student_files
 from .sandbox import CompileSandbox
@@ -134,12 +134,27 @@ class ClassRun:
         except LabkitError as e:
             return None, str(e), str(e)
 
+    @staticmethod
+    def build_runner(bdir, target, staged_lab, confine, budget):
+        """The kit's own part of the runner target (untimed), then the runner within the
+        submission's compile budget. Returns (its path or None, the build log, why in short)."""
+        kit = kit_inputs(bdir, target, student_objects(bdir, staged_lab))
+        ok, err = ninja(bdir, kit, echo=False, confine=confine, progress=False) if kit else (True, "")
+        if ok and not budget.spent():
+            runner, err = make(bdir, target, confine=confine, timeout=budget.left())
+            if runner is not None:
+                return runner, "", ""
+        if ok and budget.spent():
+            return None, err + "\n" + budget.why(), budget.why()
+        return None, err, first_errors(err, 6)
+
     def grade_submission(self, name, out_dir):
         """Builds the submission's runner of each lab in the sandbox and grades it with the main
         build's grader. Returns lab -> report."""
         staged, bdir = self.work / SLOT / "src", self.work / SLOT / "build"
         build, why, shown = self.build_of(staged, bdir)
         confine = CompileSandbox(self.sandbox, bdir, staged, self.work, self.private)
+        budget = CompileBudget(self.args.compile_timeout)
         got = {}
         for lab, grader in self.graders.items():
             stand_in = lambda status, detail: dict(
@@ -155,11 +170,11 @@ class ClassRun:
                 got[lab] = stand_in("error", str(e))
                 say(f"  {lab}: {e}")
                 continue
-            runner, err = make(build.dir, target, confine=confine)
+            runner, err, short = self.build_runner(build.dir, target, staged / lab, confine, budget)
             if runner is None:
-                say(f"  {lab}: build-error\n" + "\n".join("    " + l for l in first_errors(err).splitlines()))
+                say(f"  {lab}: build-error\n" + "\n".join("    " + l for l in short.splitlines()))
                 write_atomic(out_dir / f"{lab}-build.log", err)
-                got[lab] = stand_in("build-error", first_errors(err, 6))
+                got[lab] = stand_in("build-error", short)
                 continue
             log_path = out_dir / f"{lab}.log"
             got[lab] = run_grader(grader, runner, lab, name, out_dir, self.args, self.lab_variants[lab],
@@ -197,7 +212,7 @@ def grade_submissions(args, labs, sandbox):
         if name not in staged_files:
             staged_files[name] = student_files(build_grader(main, main.lab(name)), name)
     out = ClassFiles(args, labs, sandbox)
-    run = ClassRun(args, labs, graders, lab_variants, sandbox, work, forwarded_options(main.dir),
+    run = ClassRun(args, labs, graders, lab_variants, sandbox, work, submission_options(main.dir),
                    private=out.paths())
     say(f"sandbox: {sandbox.label} (compiling and running every submission); work folder {work}")
     if not args.no_perf:

@@ -12,6 +12,7 @@ import traceback
 from .commands import cmd_build, cmd_grade, cmd_list, cmd_run
 from .batch import cmd_grade_all, default_jobs
 from .bench import DEFAULT_SIZES, cmd_bench
+from .build import COMPILE_TIMEOUT_S, CONSTEXPR_OPS_LIMIT
 from .datasets import cmd_datasets
 from .dist import cmd_dist
 from .gradebook import cmd_gradebook
@@ -83,6 +84,7 @@ def make_parser():
                    help="with --submission: where submissions are staged and built, outside the kit; a "
                    "relative path is taken from the kit's root, like --build-dir "
                    "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
+    add_compile_timeout(p, "with --submission: ")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run every runner (and compile every submission) without bubblewrap, "
                    "which is used by default when bwrap starts here; the output, every report and "
@@ -129,6 +131,7 @@ def make_parser():
                    help="rubrics <DIR>/<lab>.toml to use instead of the labs' own")
     p.add_argument("--work-dir", metavar="DIR", help="where submissions are staged and built, outside the kit "
                    "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
+    add_compile_timeout(p)
     p.add_argument("--no-sandbox", action="store_true", help="compile and run submissions without bubblewrap")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
                    help="also check each submission's GPU variants under compute-sanitizer --tool TOOL "
@@ -303,6 +306,15 @@ def add_timing_options(parser):
                         help="leave out CPU timings (the sequential reference's included) whose one call would "
                         "exceed G GFLOP (the grader's default: 2); raise it to time the OpenMP variants on large "
                         "filters at large sizes")
+
+
+def add_compile_timeout(parser, when=""):
+    """--compile-timeout, of grade --submission and grade-all alike."""
+    parser.add_argument("--compile-timeout", type=positive(float), metavar="SEC",
+                        help=f"{when}wall-clock limit of a submission's compile, its student files of every "
+                        "lab together (the kit's own objects are not counted); past it, the labs not yet "
+                        f"built are build-error, saying why (default: {COMPILE_TIMEOUT_S} s). Each compile "
+                        f"also gets -fconstexpr-ops-limit={CONSTEXPR_OPS_LIMIT}")
 
 
 def positive(kind):
