@@ -10,7 +10,9 @@ stopped at the end, always.
       (sbatch missing, an option sbatch refuses) are one-line LabkitErrors;
   (b) end to end: `./labkit grade-all SUBS LAB --slurm --chunk 2 --out OUT1 --no-perf` over three
       CPU-only submissions of integral_image (the starter handed in unchanged, the reference's
-      cpu_openmp.cpp, a cpu_openmp.cpp that does not compile), waited for, merged with
+      cpu_openmp.cpp, a cpu_openmp.cpp that does not compile); the kit is built once, before
+      the job is submitted, and no task builds a kit object (each one's are the prepared
+      slot's, modification times and all); waited for, merged with
       `./labkit gradebook --out OUT1`, then the same class graded locally into OUT2: both
       gradebook.csv must hold the same rows and points (time columns aside). The node runs both
       tasks at once: tasks that shared a build slot graded one student's code under another's
@@ -19,7 +21,10 @@ stopped at the end, always.
 Exit status: 0 when all is well, 1 on a failed check, 77 (skipped) when Slurm cannot start here
 (not root, no packages, a daemon that dies) or the build lacks the graders.
 
-    slurm_selftest.py [--build-dir DIR] [--keep]
+With --serve it only starts the cluster, for trying grade-all --slurm by hand: it prints the
+SLURM_CONF to export in another shell, and stops the cluster (and removes its folder) at Ctrl-C.
+
+    slurm_selftest.py [--build-dir DIR] [--keep] [--serve]
 """
 
 import argparse
@@ -41,6 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
 from labkit import slurm  # noqa: E402
+from labkit.build import BuildInfo, kit_inputs, student_objects  # noqa: E402
 from labkit.util import ROOT, LabkitError  # noqa: E402
 
 SKIP = 77
@@ -398,7 +404,7 @@ def part_b(cluster, tmp, build_dir):
     (tmp / "work1").mkdir()
     (tmp / "work2").mkdir()
     code, text = labkit("grade-all", subs, LAB, "--slurm", "--chunk", "2", "--out", out1,
-                        "--work-dir", tmp / "work1", *common, env=env, timeout=120)
+                        "--work-dir", tmp / "work1", *common, env=env, timeout=900)  # it builds the kit once
     print(text, flush=True)
     expect(code == 0, f"grade-all --slurm submitted (exit {code})")
     m = re.search(r"submitted job array (\d+)", text)
@@ -407,14 +413,21 @@ def part_b(cluster, tmp, build_dir):
     script = out1 / "slurm" / slurm.SCRIPT_NAME
     expect(script.is_file() and "#SBATCH --array=0-1" in script.read_text(),
            "3 submissions with --chunk 2: a 2-task array in <out>/slurm/grade.sbatch")
-    expect(f"--work-dir {tmp / 'work1'}/slurm-task-\"$SLURM_ARRAY_TASK_ID\"" in script.read_text(),
-           "each task builds in a work folder of its own", script.read_text())
+    prepared = tmp / "work1" / "slurm-kit" / "slot"
+    expect(f"--work-dir {tmp / 'work1'}/slurm-task-\"$SLURM_ARRAY_TASK_ID\"" in script.read_text()
+           and f"--prebuilt-slot {prepared} " in script.read_text(),
+           "each task builds in a work folder of its own, from the slot grade-all --slurm prepared", script.read_text())
     tasks = cluster.wait_job(job, 240)
     logs = "\n".join(tail(p, 40) for p in sorted((out1 / "slurm").glob(f"{job}_*.log")))
     expect(sorted(tasks) == ["0", "1"] and all(s in ("COMPLETED", "FAILED") for s, _ in tasks.values()),
            f"both tasks ran to their end: {tasks}", logs)
-    expect(sorted(p.name for p in (tmp / "work1").iterdir()) == ["slurm-task-0", "slurm-task-1"],
+    expect(sorted(p.name for p in (tmp / "work1").iterdir()) == ["slurm-kit", "slurm-task-0", "slurm-task-1"],
            "the tasks built in work1/slurm-task-0 and -1", logs)
+    for task in ("slurm-task-0", "slurm-task-1"):
+        bdir = tmp / "work1" / task / "slot-0" / "build"
+        kit = kit_inputs(bdir, BuildInfo.read(bdir).lab(LAB).runner, student_objects(bdir, bdir.parent / "src" / LAB))
+        rebuilt = [k for k in kit if (bdir / k).stat().st_mtime_ns != (prepared / "build" / k).stat().st_mtime_ns]
+        expect(kit and not rebuilt, f"{task} built no kit object: its {len(kit)} are the prepared slot's", str(rebuilt))
     results = sorted(p.stem for p in (out1 / "results").glob("*.json"))
     expect(results == sorted(NAMES.values()), f"a result per submission: {results}", logs)
     code, text = labkit("gradebook", "--out", out1, env=env)
@@ -440,10 +453,28 @@ def part_b(cluster, tmp, build_dir):
            "the reference gets the CPU group's points, the starter and the broken one none")
 
 
+def serve(cluster):
+    """Keeps the cluster up until Ctrl-C (or kill), saying how to use it."""
+    print(f"\nA one-node Slurm is up. In another shell, as root:\n\n    export SLURM_CONF={cluster.conf}\n"
+          "    sinfo\n    ./labkit grade-all SUBMISSIONS_DIR --slurm --no-perf --dry-run   # or without --dry-run\n\n"
+          "Ctrl-C here stops it (jobs still running are cancelled).", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while all(p.poll() is None for p in cluster.procs.values()):
+            time.sleep(1)
+        print("a Slurm daemon exited:\n" + cluster.logs(), flush=True)
+        return 1
+    except (KeyboardInterrupt, SystemExit):
+        print("\nstopping the cluster", flush=True)
+        return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build-dir", default="build", help="the kit's configured build (default: build)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    ap.add_argument("--serve", action="store_true",
+                    help="only start the one-node cluster and keep it until Ctrl-C (try grade-all --slurm by hand)")
     opts = ap.parse_args()
     build_dir = Path(opts.build_dir)
     build_dir = build_dir if build_dir.is_absolute() else ROOT / build_dir
@@ -466,6 +497,8 @@ def main():
             return SKIP
         os.environ["SLURM_CONF"] = str(cluster.conf)  # for labkit.slurm.submit's sbatch, and the jobs
         os.environ[MARKER] = str(tmp)
+        if opts.serve:
+            return serve(cluster)
         part_a(cluster, tmp)
 
         info = build_dir / "labkit-build.json"

@@ -33,8 +33,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import reports, rubric
-from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, kit_inputs, make, ninja,
-                    open_build, student_objects, submission_options)
+from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, is_configured, kit_inputs,
+                    make, ninja, open_build, student_objects, submission_options, up_to_date)
 from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import run_grader, validate_options
@@ -176,22 +176,92 @@ def split_failures(log):
     return {k: "\n".join(v) for k, v in out.items()}
 
 
-# ---- build slots -------------------------------------------------------------------------------
+# ---- build slots, and the one a Slurm job prepares for its tasks ---------------------------------
+
+# The slot grade-all --slurm prepares for its tasks, in its work folder: as deep as a task's
+# slots (<work>/slurm-task-<i>/slot-<j>), since a meson build folder names the kit's sources by
+# relative paths, which a copy must keep.
+PREPARED_SLOT = ("slurm-kit", "slot")
 
 
-def slot_lock(slot):
+def slot_lock(slot, shared=False):
     """The slot's lock file, locked (close it to unlock; `with slot_lock(slot):`). Another
     grade-all on the same work folder (a second run, a Slurm task on the same node) must never
-    build in a slot at the same time: it would grade one student's code under another's name."""
+    build in a slot at the same time: it would grade one student's code under another's name.
+    shared: a prepared slot being copied, which only its preparation must not change meanwhile."""
     slot.mkdir(parents=True, exist_ok=True)
     lock = open(slot / ".lock", "a")
-    fcntl.flock(lock, fcntl.LOCK_EX)
+    fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
     return lock
 
 
 def slot_options(staged, forwarded):
     """The -D options of a build slot whose sources are staged in staged."""
     return [f"-Dsubmission={staged.resolve()}", "-Dsolutions=disabled"] + forwarded
+
+
+def main_targets(main, labs):
+    """What a class run needs of the main build: each lab's grader, starter runner (checks the
+    options) and reference runner (the variant list, the reference timings), and the device
+    probe."""
+    out = [main.probe] if main.probe else []
+    for name in labs:
+        lab = main.lab(name)
+        out += [lab.grader, lab.runner] + ([lab.solution_runner] if lab.solution_runner else [])
+    return out
+
+
+def prepare_tasks(args, work):
+    """grade-all --slurm, before it submits the job: builds once what every task needs, so that
+    no task builds the kit (nor builds in the shared build folder beside another task): the main
+    build's targets (main_targets), and a build slot in work/slurm-kit/ holding the kit's own
+    objects (with the starter's files), which each task copies into its new slots
+    (--prebuilt-slot) and reconfigures for its own sources. Returns that slot."""
+    main = open_build(build_dir_of(args))
+    labs = main.select(args.labs)
+    slot = Path(work).joinpath(*PREPARED_SLOT)
+    say(f"building the kit once for every task: {rel(main.dir)}, and a build slot in {slot}")
+    ok, out = ninja(main.dir, main_targets(main, labs), echo=False)
+    if not ok:
+        raise LabkitError(f"{rel(main.dir)} does not build (./labkit build shows why):\n{first_errors(out)}")
+    with slot_lock(slot):
+        for name in main.names():
+            for f in student_files(build_grader(main, main.lab(name)), name):
+                write_if_changed(slot / "src" / name / f, (ROOT / "labs" / name / f).read_bytes())
+        bdir, options = slot / "build", slot_options(slot / "src", submission_options(main.dir))
+        if not configured_with(bdir, options):
+            ok, out = configure(bdir, options, echo=False)
+            if not ok:
+                raise LabkitError(f"meson setup of the tasks' build slot {bdir} failed:\n{first_errors(out)}")
+        prepared = BuildInfo.read(bdir)
+        ok, out = ninja(bdir, [prepared.lab(name).runner for name in labs], echo=False)
+        if not ok:
+            raise LabkitError(f"the tasks' build slot {bdir} does not build:\n{first_errors(out)}")
+    return slot
+
+
+def built_for_tasks(args, labs):
+    """A Slurm task's main build, which grade-all --slurm built before it submitted the job:
+    read, never built (tasks run side by side, and ninja must never run twice in one folder);
+    an error when ninja would have anything to do in it."""
+    main = BuildInfo.read(build_dir_of(args))
+    if not up_to_date(main.dir, main_targets(main, main.select(labs))):
+        raise LabkitError(f"{rel(main.dir)} changed after grade-all --slurm built it for this job (ninja has work "
+                          "to do there): the tasks never build it; submit the job again")
+    return main
+
+
+def copy_prepared(prepared, bdir):
+    """A new slot's build folder as a copy of the prepared slot's (prepare_tasks), modification
+    times kept, so that ninja finds the kit's objects up to date after the reconfigure; a copy
+    that fails leaves no half folder (the slot is then configured and built from scratch)."""
+    shutil.rmtree(bdir, ignore_errors=True)
+    with slot_lock(prepared, shared=True):
+        try:
+            shutil.copytree(prepared / "build", bdir, symlinks=True)
+        except (OSError, shutil.Error) as e:
+            say(f"warning: cannot copy the prepared build slot {prepared} ({e}): building the kit in {bdir.parent}")
+            shutil.rmtree(bdir, ignore_errors=True)
 
 
 @dataclass
@@ -212,7 +282,7 @@ class Built:
 class Pipeline:
     def __init__(self, args, labs):
         self.args = args
-        self.main = open_build(build_dir_of(args))
+        self.main = built_for_tasks(args, labs) if args.prebuilt_slot else open_build(build_dir_of(args))
         self.labs = self.main.select(labs)
         self.work = work_dir_of(args)
         self.out = out_dir_of(args)
@@ -292,11 +362,13 @@ class Pipeline:
     # ---- building ----------------------------------------------------------------------------
 
     def slot_build(self, slot, staged):
-        """The slot's build folder, configured (once) for staged sources. (BuildInfo or None,
-        why not)."""
+        """The slot's build folder, configured (once) for staged sources; a new one starts as a
+        copy of the prepared slot (--prebuilt-slot). (BuildInfo or None, why not)."""
         bdir = slot / "build"
         options = slot_options(staged, self.forwarded)
         if not configured_with(bdir, options):
+            if self.args.prebuilt_slot and not is_configured(bdir):
+                copy_prepared(Path(self.args.prebuilt_slot), bdir)
             ok, out = configure(bdir, options, echo=False)
             if not ok:
                 return None, "meson setup failed:\n" + first_errors(out)
@@ -545,7 +617,7 @@ def cmd_grade_all(args):
             raise UsageError("--sanitize on Slurm needs GPU nodes: add --gres gpu:1 (compute-sanitizer watches "
                              "kernels while they run)")
         from .slurm import cmd_slurm
-        return cmd_slurm(args, [p for _, p in subs])
+        return cmd_slurm(args, [p for _, p in subs], prepare=lambda work: prepare_tasks(args, work))
     if args.sanitize and not machine_gpu(open_build(build_dir_of(args))):  # before anything is written
         raise UsageError(NO_GPU_TO_SANITIZE)
     pipe = Pipeline(args, args.labs)

@@ -214,6 +214,13 @@ def kit_inputs(build_dir, target, objects):
     return [i for i in inputs if i and i not in student]
 
 
+def up_to_date(build_dir, targets):
+    """Whether ninja has nothing to do for targets (and build.ninja) in build_dir: asked, not
+    built (ninja -n)."""
+    rc, out, _ = capture(["ninja", "-C", str(build_dir), "-n", "build.ninja", *targets], timeout=120)
+    return rc == 0 and "no work to do" in out
+
+
 def make(build_dir, target, echo=False, confine=None, timeout=BUILD_TIMEOUT_S):
     """Builds one target (a path relative to build_dir), inside confine when given, within
     timeout seconds (see ninja). Returns (its path or None, error text)."""

@@ -139,7 +139,12 @@ def make_parser():
                    "variant it finds errors in costs its group the rubric's [sanitizer] penalty; needs a GPU")
     p.add_argument("--task-index", type=int, metavar="I", help="Slurm: grade submissions I, I+N, ... only")
     p.add_argument("--task-count", type=positive(int), metavar="N", help="Slurm: how many tasks share the class")
-    slurm = p.add_argument_group("Slurm (--slurm writes a job array, one task per --chunk submissions, and sbatch's it)")
+    p.add_argument("--prebuilt-slot", metavar="DIR",
+                   help="Slurm (set by the job script): the build slot grade-all --slurm prepared, with the kit's "
+                   "objects built once; each new build slot starts as a copy of it, and --build-dir is only "
+                   "checked, never built")
+    slurm = p.add_argument_group("Slurm (--slurm builds the kit once, here, then writes a job array, one task per --chunk "
+                                 "submissions, and sbatch's it; the tasks build only the submissions)")
     slurm.add_argument("--slurm", action="store_true", help="grade on a Slurm cluster instead of here")
     slurm.add_argument("--partition", metavar="P")
     slurm.add_argument("--account", metavar="A")

@@ -4,7 +4,7 @@ its own.
 
 What grade-all calls (the whole interface):
 
-    cmd_slurm(args, submissions, grade_args=None) -> exit status (0)
+    cmd_slurm(args, submissions, grade_args=None, prepare=None) -> exit status (0)
 
   submissions  the submissions grade-all found in SUBMISSIONS_DIR (any list: its length sets the
                size of the array)
@@ -18,6 +18,9 @@ What grade-all calls (the whole interface):
                single (refused), roster (named in the merge hint), chunk (submissions per task,
                default 1), partition, account, gres (e.g. gpu:1), time (minutes), cpus_per_task,
                mem (e.g. 16G), all None when not given, and dry_run
+  prepare      prepare(work) -> a build slot: builds, once and here, what every task needs
+               (batch.prepare_tasks: the kit's graders and runners in its build folder, and a
+               build slot of the kit's own objects in WORK/slurm-kit/), before the job is written
 
 It writes <out>/slurm/grade.sbatch (atomically) and submits it with `sbatch --parsable`, unless
 --dry-run, which only writes it and says how to submit it. Every task logs to
@@ -27,12 +30,16 @@ It writes <out>/slurm/grade.sbatch (atomically) and submits it with `sbatch --pa
 Each task runs, in the kit's root:
 
     ./labkit grade-all --out OUT --task-index $SLURM_ARRAY_TASK_ID --task-count N \\
-        --work-dir WORK/slurm-task-$SLURM_ARRAY_TASK_ID GRADE_ARGS... -- SUBMISSIONS_DIR LAB...
+        --work-dir WORK/slurm-task-$SLURM_ARRAY_TASK_ID --prebuilt-slot WORK/slurm-kit/slot \\
+        GRADE_ARGS... -- SUBMISSIONS_DIR LAB...
 
 WORK: --work-dir, else the default work folder (as the submitting machine names it). A work
 folder per task, because tasks that share a node, or a home folder on a shared file system, would
 otherwise build in the same slots at once and grade one student's code under another's name
-(grade_args with a --work-dir of their own: used as is, for every task).
+(grade_args with a --work-dir of their own: used as is, for every task, without a prepared
+slot). The kit is built once, by the submitting step: a task only checks the build folder
+(never builds in it, beside other tasks), starts each build slot as a copy of the prepared one,
+and compiles only its submissions' files.
 
 (the positionals after `--`, where argparse takes them whatever options come before). Task I
 grades the submissions whose index % N == I, N = ceil(submissions / chunk). The kit, its build
@@ -94,20 +101,22 @@ def _absolute(path, what):
 
 def job_script(kit_root, submissions, out_dir, task_count, grade_args, partition=None, account=None,
                gres=None, time_min=None, cpus=None, mem=None, extra_sbatch=(), labs=(),
-               work_dir=None, command=None):
+               work_dir=None, command=None, prebuilt=None):
     """The text of the sbatch script: a job array of task_count tasks (0..task_count-1), each
     running grade-all on its share of the submissions (see the module's docstring). Every path
     must be absolute. extra_sbatch: more sbatch options, each one string (e.g. "--qos=short"),
     written as #SBATCH lines. command: what each task runs instead of grade-all (a shell
     command line; the tests use it), with $SLURM_ARRAY_TASK_ID set as usual. work_dir: each task
-    gets --work-dir WORK_DIR/slurm-task-<task id>, a work folder of its own (see cmd_slurm)."""
+    gets --work-dir WORK_DIR/slurm-task-<task id>, a work folder of its own (see cmd_slurm).
+    prebuilt: the build slot the submitting step prepared (batch.prepare_tasks), handed to every
+    task as --prebuilt-slot."""
     kit_root = _absolute(kit_root, "the kit's folder")
     submissions = _absolute(submissions, "the submissions folder")
     out_dir = _absolute(out_dir, "the output folder")
     if not isinstance(task_count, int) or task_count < 1:
         raise LabkitError(f"a job array needs at least one task, not {task_count}")
     grade_args = [str(a) for a in grade_args]
-    own = _OWN_OPTIONS + (("--work-dir",) if work_dir is not None else ())
+    own = _OWN_OPTIONS + (("--work-dir",) if work_dir is not None else ()) + (("--prebuilt-slot",) if prebuilt else ())
     for a in grade_args:
         if a.split("=", 1)[0] in own:
             raise LabkitError(f"{a} cannot be handed to the array tasks (the job script sets it, or "
@@ -133,6 +142,8 @@ def job_script(kit_root, submissions, out_dir, task_count, grade_args, partition
         own_work = []
         if work_dir is not None:
             own_work = ["--work-dir", shlex.quote(_absolute(work_dir, "the work folder").rstrip("/") + "/slurm-task-") + task]
+        if prebuilt:
+            own_work += ["--prebuilt-slot", shlex.quote(_absolute(prebuilt, "the prepared build slot"))]
         command = " ".join(["./labkit", "grade-all", "--out", shlex.quote(out_dir), "--task-index", task,
                             "--task-count", str(task_count)] + own_work
                            + [shlex.quote(a) for a in grade_args + ["--", submissions] + [str(l) for l in labs]])
@@ -210,7 +221,7 @@ def submit(script_path, dry_run=False, out_dir=None, merge_extra=()):
 # grade-all options that are not handed to the tasks: set by the job script, about Slurm, or
 # about the merge (`labkit gradebook --roster`).
 _NOT_FORWARDED = {"help", "paths", "single", "out", "roster", "task_index", "task_count", "slurm", "partition",
-                  "account", "gres", "time", "chunk", "cpus_per_task", "mem", "dry_run", "work_dir"}
+                  "account", "gres", "time", "chunk", "cpus_per_task", "mem", "dry_run", "work_dir", "prebuilt_slot"}
 _PATH_OPTIONS = {"build_dir", "work_dir", "rubric_dir"}
 
 
@@ -242,9 +253,12 @@ def forwarded_args(args):
     return words
 
 
-def cmd_slurm(args, submissions, grade_args=None):
+def cmd_slurm(args, submissions, grade_args=None, prepare=None):
     """grade-all --slurm: writes <out>/slurm/grade.sbatch and submits it (or, with --dry-run,
-    says how to). Returns the exit status. See the module's docstring for the arguments."""
+    says how to). Returns the exit status. See the module's docstring for the arguments.
+    prepare(work) builds what the tasks share in the work folder work and returns the prepared
+    build slot (batch.prepare_tasks); not called when grade_args name a work folder of their own,
+    whose slots the tasks then share."""
     if getattr(args, "single", None):
         raise UsageError("--slurm grades a folder of submissions: drop --single, or grade it here")
     folder = Path(str(args.submissions)).expanduser()
@@ -262,20 +276,22 @@ def cmd_slurm(args, submissions, grade_args=None):
     # A work folder per task: tasks that share a node (or a home folder on a shared file system)
     # would otherwise stage and build their submissions in the same build slot at once, and grade
     # one student's code under another's name.
-    work = None
+    work = prebuilt = None
     if not any(a.split("=", 1)[0] == "--work-dir" for a in grade_args):
         work = Path(os.path.abspath(kit_path(args.work_dir) if getattr(args, "work_dir", None) else default_work_dir()))
+        prebuilt = prepare(work) if prepare else None
     text = job_script(ROOT, folder, out, tasks, grade_args,
                       partition=getattr(args, "partition", None), account=getattr(args, "account", None),
                       gres=getattr(args, "gres", None), time_min=getattr(args, "time", None),
                       cpus=getattr(args, "cpus_per_task", None), mem=getattr(args, "mem", None),
-                      labs=list(getattr(args, "labs", None) or []), work_dir=work)
+                      labs=list(getattr(args, "labs", None) or []), work_dir=work, prebuilt=prebuilt)
     script = out / "slurm" / SCRIPT_NAME
     write_atomic(script, text)  # makes <out>/slurm/ too, where the tasks' logs go (Slurm makes no folder)
     say(f"{count} submission{'s' if count != 1 else ''} in {tasks} array task{'s' if tasks != 1 else ''} "
         f"({chunk} per task): {rel(script)}")
     say("each task: grade-all " + " ".join(shlex.quote(a) for a in grade_args)
-        + (f" --work-dir {shlex.quote(str(work))}/slurm-task-<task id>" if work else ""))
+        + (f" --work-dir {shlex.quote(str(work))}/slurm-task-<task id>" if work else "")
+        + (f" --prebuilt-slot {shlex.quote(str(prebuilt))}" if prebuilt else ""))
     roster = getattr(args, "roster", None)
     submit(script, dry_run=bool(getattr(args, "dry_run", False)), out_dir=out,
            merge_extra=["--roster", str(kit_path(roster))] if roster else [])
