@@ -61,9 +61,15 @@ def main():
         notes, staged = staged_from(tmp, "misfiled", {"lab2/cpu_openmp.cpp": WORK, f"{one}/{second}": WORK,
                                                       f"{other}/cpu_openmp.cpp": WORK}, [one])
         expect(not took(staged, one, "cpu_openmp.cpp"), "a cpu_openmp.cpp outside the lab's folder is not taken")
-        expect(not_used(notes, "lab2/cpu_openmp.cpp", f"only from its lab's folder ({one}/cpu_openmp.cpp) or from the top"),
+        expect(not_used(notes, "lab2/cpu_openmp.cpp",
+                        f"only from its lab's folder ({one}/cpu_openmp.cpp) or the top of the submission (cpu_openmp.cpp)"),
                f"it gets a note saying where it must be: {notes}")
         expect(not any(n.startswith(f"{other}/") for n in notes), f"{other}'s own file, not graded now, gets no note")
+
+        # One lab graded: a file in the lab's folder comes before one at the top.
+        notes, staged = staged_from(tmp, "both", {"cpu_openmp.cpp": "// old\n", f"{one}/cpu_openmp.cpp": WORK}, [one])
+        expect(took(staged, one, "cpu_openmp.cpp") and not_used(notes, "cpu_openmp.cpp", "the one in its lab's folder is used"),
+               f"the lab's folder wins over the top, with a note: {notes}")
 
         # Every lab graded: a file is taken only from its lab's folder.
         a, b = LABS[0], LABS[1]

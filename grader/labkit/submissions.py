@@ -313,8 +313,11 @@ class Matcher:
         return found[0] if found else None
 
     def homes(self, name):
-        """Where a file named name (a base name) is taken from: <lab>/<its path>, per graded lab."""
-        return [f"{lab}/{f}" for lab in self.graded for f in self.lab_files[lab] if f.split("/")[-1] == name]
+        """Where a file named name (a base name) is taken from: (<lab>/<its path> per graded
+        lab, its path at the top where the flat form holds)."""
+        wants = [(lab, f) for lab in self.graded for f in self.lab_files[lab] if f.split("/")[-1] == name]
+        flat = [shown(self.root + tuple(f.split("/"))) for _, f in wants] if self.flat else []
+        return [f"{lab}/{f}" for lab, f in wants], flat
 
     def lab_of(self, parts):
         """The lab whose folder the file at parts sits in as one of its files (<lab>/<file>), or
@@ -332,15 +335,16 @@ class Matcher:
         pick() notes)."""
         if self.lab_of(parts):
             return None
-        where = " or ".join(self.homes(parts[-1]))
-        if parts[:-1] in ((), self.root) and not self.flat:
-            return f"with several labs graded, a file is taken only from its lab's folder ({where})"
+        folders, top = self.homes(parts[-1])
+        if shown(parts) in top:
+            return "the one in its lab's folder is used instead"
         folder = parts[-2] if len(parts) > 1 else ""
         same = [l for l in sorted(self.all_labs) if l.lower() == folder.lower() and l != folder]
         if same:
             return f"the folder must be named {same[0]} (names are case-sensitive)"
-        return f"a file is taken only from its lab's folder ({where})" + \
-            (" or from the top of the submission" if self.flat else "")
+        return ("" if self.flat else "with several labs graded, ") + \
+            f"a file is taken only from its lab's folder ({' or '.join(folders)})" + \
+            (f" or the top of the submission ({' or '.join(top)})" if top else "")
 
     def warn(self):
         """Notes on the files not taken: misplaced ones, and near misses."""
