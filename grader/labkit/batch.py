@@ -291,7 +291,16 @@ class Pipeline:
         self.private = [self.out] + ([kit_path(args.roster)] if args.roster else [])
         self.results = self.out / "results"
         self.results.mkdir(parents=True, exist_ok=True)
-        self.jobs = args.jobs or default_jobs()
+        # Side by side only where each sandbox has limits of its own: with per-uid limits one
+        # submission could take every process its classmates need (confine.py).
+        self.groups = self.main.groups()
+        if not self.groups.program:
+            if (args.jobs or 1) > 1:
+                raise UsageError(f"--jobs {args.jobs}: submissions are graded side by side only where each gets "
+                                 f"control groups of its own, and here there are none ({self.groups.description}); "
+                                 "use --jobs 1, or run as root")
+            say(f"grade-all: one submission at a time: {self.groups.description}")
+        self.jobs = args.jobs or (default_jobs() if self.groups.program else 1)
         self.forwarded = submission_options(self.main.dir)
         self.graders, self.lab_files, self.kit_variants, self.rubrics = {}, {}, {}, {}
         self.references = {}
@@ -439,7 +448,7 @@ class Pipeline:
                 notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
                 built = Built(name, source, notes, key, started)
                 build, why = self.slot_build(slot, staged)
-                confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private)
+                confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private, self.groups)
                 budget = CompileBudget(self.args.compile_timeout)
                 for lab in self.labs:
                     if build is None:

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .confine import groups as confine_groups
 from .proc import capture
 from .util import LabkitError, first_errors, kit_path, rel, say, show_cmd
 
@@ -256,11 +257,12 @@ class Lab:
 class BuildInfo:
     """What <build_dir>/labkit-build.json says: the labs in teaching order and their programs."""
 
-    def __init__(self, build_dir, labs, cuda, probe=""):
+    def __init__(self, build_dir, labs, cuda, probe="", confine=""):
         self.dir = Path(build_dir)
         self.labs = labs
         self.cuda = cuda  # True, False, or None when the file does not say
         self.probe = probe  # the device probe every grader runs ("" in an older build description)
+        self.confine = confine  # labkit-confine, the control groups of compiles (confine.py); "" when older
 
     @classmethod
     def read(cls, build_dir):
@@ -278,13 +280,20 @@ class BuildInfo:
                     for l in data["labs"]]
             cuda = data.get("cuda")
             probe = str(data.get("probe") or "")
+            confine = str(data.get("confine") or "")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise LabkitError(f"{rel(path)} cannot be read ({e.__class__.__name__}: {e}); "
                               "reconfigure the build") from None
-        return cls(build_dir, labs, cuda, probe)
+        return cls(build_dir, labs, cuda, probe, confine)
 
     def names(self):
         return [l.name for l in self.labs]
+
+    def groups(self):
+        """The control groups of this machine, through this build's labkit-confine (built first
+        when it is not yet; confine.py)."""
+        program = make(self.dir, self.confine)[0] if self.confine else None
+        return confine_groups(str(program) if program else "")
 
     def lab(self, name):
         for l in self.labs:

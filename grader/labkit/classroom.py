@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import reports
+from .confine import NO_GROUPS
 from .build import (BuildInfo, CompileBudget, build_dir_of, build_option, configure, is_configured, kit_inputs, make,
                     ninja, open_build, student_objects, submission_options)
 from .grading import run_grader, validate_options
@@ -100,6 +101,7 @@ class ClassRun:
     forwarded: list
     references: dict = field(default_factory=dict)  # lab -> the reference solution's report
     private: list = field(default_factory=list)  # the class files, hidden from every compile
+    groups: object = NO_GROUPS  # confine.Groups: each compile's control group
 
     def grade_references(self, main):
         """With timing on, the reference solution of each lab (when built) graded once, so that
@@ -153,7 +155,7 @@ class ClassRun:
         build's grader. Returns lab -> report."""
         staged, bdir = self.work / SLOT / "src", self.work / SLOT / "build"
         build, why, shown = self.build_of(staged, bdir)
-        confine = CompileSandbox(self.sandbox, bdir, staged, self.work, self.private)
+        confine = CompileSandbox(self.sandbox, bdir, staged, self.work, self.private, self.groups)
         budget = CompileBudget(self.args.compile_timeout)
         got = {}
         for lab, grader in self.graders.items():
@@ -213,8 +215,9 @@ def grade_submissions(args, labs, sandbox):
             staged_files[name] = student_files(build_grader(main, main.lab(name)), name)
     out = ClassFiles(args, labs, sandbox)
     run = ClassRun(args, labs, graders, lab_variants, sandbox, work, submission_options(main.dir),
-                   private=out.paths())
-    say(f"sandbox: {sandbox.label} (compiling and running every submission); work folder {work}")
+                   private=out.paths(), groups=main.groups())
+    say(f"sandbox: {sandbox.label}; {run.groups.description} (compiling and running every submission); "
+        f"work folder {work}")
     if not args.no_perf:
         run.grade_references(main)
 

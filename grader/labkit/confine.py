@@ -34,6 +34,9 @@ class Groups:
         return [self.program, "--processes", str(processes), "--memory", str(memory_bytes), "--", *map(str, cmd)]
 
 
+NO_GROUPS = Groups(None, "no control groups")
+
+
 @functools.lru_cache(maxsize=None)
 def groups(program):
     """Groups through program (labkit-confine's path; "" or missing: none), asked once per run."""

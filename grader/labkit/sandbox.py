@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .dist import KIT_ONLY
+from .confine import NO_GROUPS
 from .proc import capture, tool_env
 from .util import ROOT, LabkitError, inside
 
@@ -28,6 +29,10 @@ NOBODY = 65534  # the uid and gid inside the sandbox when labkit runs as root
 PROBE_TIMEOUT_S = 30
 OFFLINE_BWRAP = ROOT / "third_party" / "root" / "usr" / "bin" / "bwrap"  # from ./labkit setup --offline
 TMP_BYTES = 1 << 30  # the sandbox's /tmp, in memory: nvcc's intermediate files
+SHM_BYTES = 64 << 20  # its /dev/shm: compilers use none; a bound, not bubblewrap's half of the host's memory
+# Made read-only once everything is mounted: bubblewrap's own tmpfs at / and /dev (as large as half
+# the host's memory) are no place to write.
+READ_ONLY_LAST = ("--remount-ro", "/dev", "--remount-ro", "/")
 # Per-process limits of a submission's compile, sandboxed or not: a file that #includes
 # /dev/zero makes the compiler read until memory runs out, which must end as a compile error, not
 # in the OOM killer; no object file is a gigabyte.
@@ -121,7 +126,8 @@ def system_view():
             args += ["--ro-bind", d, d]
     for f in ETC_KEPT:
         args += ["--ro-bind-try", f, f]
-    return args + ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    return args + ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+                   "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
 
 
 def hidden_folders(root=ROOT):
@@ -178,12 +184,14 @@ class CompileSandbox:
     submission's staged sources (read-only) and build folder (the one writable place besides
     /tmp), and an environment of PATH, HOME and TMPDIR only (a build can #include
     /proc/self/environ). The meson setup of that build folder runs outside: it runs no student
-    code and reads no student file."""
+    code and reads no student file. groups (confine.Groups): the compile's control group, its
+    processes and memory counted apart from every other sandbox's."""
 
     limits = COMPILE_LIMITS
 
-    def __init__(self, sandbox, build_dir, staged, work_root, private=()):
+    def __init__(self, sandbox, build_dir, staged, work_root, private=(), groups=NO_GROUPS):
         self.sandbox = sandbox
+        self.groups = groups
         self.build_dir = os.path.realpath(build_dir)
         self.staged = os.path.realpath(staged)
         self.work_root = os.path.realpath(work_root)
@@ -192,7 +200,7 @@ class CompileSandbox:
     def wrap(self, cmd):
         """cmd (ninja with its absolute path) as it runs in the sandbox; unchanged without one."""
         if not self.sandbox.bwrap:
-            return cmd
+            return self.groups.wrap(cmd)
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
         prefixes = toolkits(self.build_dir, [str(cmd[0])], [self.work_root])
@@ -206,5 +214,5 @@ class CompileSandbox:
         args += ["--tmpfs", self.work_root, "--ro-bind", self.staged, self.staged,
                  "--bind", self.build_dir, self.build_dir,
                  "--clearenv", "--setenv", "PATH", tool_env().get("PATH", "/usr/bin:/bin"),
-                 "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", self.build_dir]
-        return args + [str(c) for c in cmd]
+                 "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", *READ_ONLY_LAST, "--chdir", self.build_dir]
+        return self.groups.wrap(args + [str(c) for c in cmd])
