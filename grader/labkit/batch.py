@@ -202,9 +202,9 @@ def slot_options(staged, forwarded):
 
 def main_targets(main, labs):
     """What a class run needs of the main build: each lab's grader, starter runner (checks the
-    options) and reference runner (the variant list, the reference timings), and the device
-    probe."""
-    out = [main.probe] if main.probe else []
+    options) and reference runner (the variant list, the reference timings), the device probe
+    and labkit-confine (the control groups)."""
+    out = [t for t in (main.probe, main.confine) if t]
     for name in labs:
         lab = main.lab(name)
         out += [lab.grader, lab.runner] + ([lab.solution_runner] if lab.solution_runner else [])
