@@ -205,17 +205,18 @@ def main():
         before = {n: r["graded_at"] for n, r in results.items()}
         os.remove(out / "results" / "wrong.json")  # as if the run had stopped before it
         rc, text = grade_all(build, subs, out, work)
-        expect("5 already graded" in text, "a second run keeps the finished results")
+        kept = f"{len(results) - 1} already graded"
+        expect(kept in text, f"a second run keeps the finished results ({kept})")
         again = {p.stem: json.loads(p.read_text()) for p in (out / "results").glob("*.json")}
         expect(all(again[n]["graded_at"] == before[n] for n in before if n != "wrong") and "wrong" in again,
                "it grades only the missing submission")
         (subs / "empty" / "cpu_openmp.cpp").write_bytes((KIT / "solutions" / LAB / "cpu_openmp.cpp").read_bytes())
         rc, text = grade_all(build, subs, out, work)
         got = json.loads((out / "results" / "empty.json").read_text())
-        expect(group(got, "OpenMP")["points"] == 10 and "5 already graded" in text,
+        expect(group(got, "OpenMP")["points"] == 10 and kept in text,
                "a submission that changed is regraded, the others kept")
         rc, text = grade_all(build, subs, out, work, "--force")
-        expect("already graded" not in text and text.count("] ") >= 6, "--force regrades every submission")
+        expect("already graded" not in text and text.count("] ") >= len(results) - 1, "--force regrades every submission")
     print("all ok")
     return 0
 
