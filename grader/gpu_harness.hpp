@@ -91,11 +91,12 @@ public:
     // input (`fresh(run)`, run -1 the warm-up) and re-poisoned outputs, untimed; the policy counts
     // whole runs, so large images get fewer runs. After each kernels-only run, the wait for the
     // device to go idle is measured: work still running after the stop event (on a stream of its
-    // own) was not timed, and late_ms says so. `checked` gets the last kernels-only run's output,
-    // `checked_run` that run's number.
+    // own) was not timed, and late_ms says so. `finished(*this)` runs after every timed run of
+    // either kind, untimed, with the run's output on the device (download() hands it over).
     using FreshInput = std::function<const labkit::HostImage<In>&(int run)>;
+    using Finished = std::function<void(GpuHarness&)>;
     PerfLine time(const Variant<C>& v, const Params& params, const FreshInput& fresh, const labkit::RunPolicy& policy,
-                  labkit::HostImage<Out>& checked, int& checked_run) {
+                  const Finished& finished) {
         labkit::L2Flusher flusher;
         load(fresh(-1).view());
         labkit::CpuTimer first;
@@ -118,11 +119,8 @@ public:
             const auto ms = clock_.stage_ms();
             stages.resize(ms.size());
             for (std::size_t i = 0; i < ms.size(); ++i) stages[i].push_back(ms[i]);
+            finished(*this);
         }
-        const auto last = download();
-        checked = labkit::HostImage<Out>(last.width, last.height);
-        std::copy(last.data, last.data + last.pixels(), checked.data());
-        checked_run = static_cast<int>(total.size()) - 1;
 
         const int width = in_.width(), height = in_.height();
         const labkit::View<const In> in_view = pinned_in();
@@ -141,11 +139,12 @@ public:
             labkit::download(out_, out_view, stream());
             stop.record(stream());
             e2e.push_back(labkit::elapsed_ms(start, stop));
+            finished(*this);
         }
 
         const auto s = labkit::summarize(total);
         PerfLine line{.params = {}, .width = width, .height = height, .ms = s.median, .min_ms = s.min, .max_ms = s.max,
-                      .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .check_seed = 0,
+                      .runs = s.runs, .e2e_ms = labkit::summarize(e2e).median, .cpu_ms = 0,
                       .late_ms = labkit::summarize(late).median, .first_ms = first_ms, .stage_ms = {}};
         if (stages.size() > 1)
             for (const auto& st : stages) line.stage_ms.push_back(labkit::summarize(st).median);

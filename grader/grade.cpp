@@ -1,12 +1,16 @@
 #include "grade.hpp"
 
 #include <fnmatch.h>
+#include <sys/random.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "labkit/table.hpp"
 #include "report.hpp"
@@ -310,6 +314,15 @@ constexpr double kFitSlack = 1.05, kFitMarginMs = 1;
 // Device work still running this long after a run's stop event was not timed: flagged when it
 // is both above noise (an idle device syncs in microseconds) and a real share of the kernel time.
 constexpr double kLateMs = 0.05, kLateShare = 0.1;
+// A CPU call's CPU time (every thread's, rusage) over its wall time is the threads it kept busy.
+// An honest call given t threads keeps at most t busy, the runtime's short barrier spins and the
+// kernel's accounting aside: the bound, t * kBusyFactor + kBusySlack (1.15 for one thread, 2.25
+// for two), is passed only by running threads it was not given. A machine busy with other work
+// leaves a team of more threads than cores less than the cores: on a shared 2-core machine a
+// team of 4x the cores given one thread kept 1.6 busy, and under 1.25 when other gradings ran beside
+// it. Calls under kBusyMinMs are not judged: the getrusage calls' own system time and the
+// accounting's grain dominate them.
+constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
 
 void add_flag(Timing& t, const std::string& flag) {
     if (std::find(t.flags.begin(), t.flags.end(), flag) == t.flags.end()) t.flags.push_back(flag);
@@ -321,6 +334,101 @@ ExerciseInfo timed_info(const GraderExercise& ex, const GradeOptions& o) {
     if (!o.perf.patterns.empty()) info.perf_patterns = o.perf.patterns;
     return info;
 }
+
+// A random 64-bit number from the kernel's CSPRNG: what the runner cannot guess.
+std::uint64_t random_u64() {
+    std::uint64_t x = 0;
+    auto* bytes = reinterpret_cast<char*>(&x);
+    for (std::size_t got = 0; got < sizeof x;) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof x - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::runtime_error(std::string("getrandom: ") + std::strerror(errno));
+        got += static_cast<std::size_t>(n);
+    }
+    return x;
+}
+
+// The grader's side of the `seed` and `keep` requests of `runner time` (protocol.hpp). Every
+// run's input seed is drawn when the runner asks, at the start of that run, so that no run's
+// output can be computed before it starts (in the untimed warm-up, say). After each timed run the
+// grader says whether it checks that run's output: in every measurement, kChecked runs chosen at
+// its `begin` among the first the policy always takes, and each later run with a chance of one in
+// kLaterOneIn; the runner learns it only once the run is over. A kept output is judged at the
+// runner's next line (the file is complete by then), against the input of its run's seed.
+class TimedChecks {
+public:
+    static constexpr int kChecked = 2;
+    static constexpr std::uint64_t kLaterOneIn = 8;
+
+    TimedChecks(const GraderExercise& ex, const fs::path& answers, double max_flops, int sure_runs)
+        : ex_(ex), answers_(answers), max_flops_(max_flops), sure_runs_(std::max(1, sure_runs)) {}
+    const Replies& replies() const { return replies_; }
+
+    void begin() {
+        asked_ = 0;
+        chosen_.clear();
+        while (static_cast<int>(chosen_.size()) < std::min(kChecked, sure_runs_)) {
+            const int run = static_cast<int>(random_u64() % static_cast<std::uint64_t>(sure_runs_));
+            if (std::find(chosen_.begin(), chosen_.end(), run) == chosen_.end()) chosen_.push_back(run);
+        }
+    }
+    void seed() {
+        seed_ = random_u64();
+        seeded_ = true;
+        replies_.send(std::to_string(seed_));
+    }
+    // value: "pattern<TAB>params<TAB>width<TAB>height" of the run's image. False when it is
+    // malformed, or came before any seed: nothing is kept then.
+    bool keep(const std::string& value) {
+        const int run = asked_++;
+        const bool chosen = run < sure_runs_ ? std::find(chosen_.begin(), chosen_.end(), run) != chosen_.end()
+                                             : random_u64() % kLaterOneIn == 0;
+        const auto f = split_tabs(value);
+        PerfLine point;
+        bool named = f.size() == 4 && seeded_;
+        try {
+            if (named) point = {.pattern = f[0], .params = f[1], .width = std::stoi(f[2]), .height = std::stoi(f[3]), .stage_ms = {}};
+        } catch (const std::exception&) {
+            named = false;
+        }
+        if (!chosen || !named) {
+            replies_.send("-");
+            return named;
+        }
+        pending_ = Kept{next_++, seed_, std::move(point)};
+        replies_.send(std::to_string(pending_->index));
+        return true;
+    }
+    // Judges the kept output the runner wrote since its last request: "" or what is wrong.
+    std::string judge_pending() {
+        if (!pending_) return "";
+        const fs::path file = answers_ / answer_name(pending_->index);
+        const auto check = ex_.judge_timed(pending_->point, pending_->seed, file, max_flops_);
+        std::error_code ec;
+        fs::remove(file, ec);
+        pending_.reset();
+        return check.problem;
+    }
+    int asked() const { return asked_; }  // keep requests of the current measurement
+
+private:
+    struct Kept {
+        std::size_t index;
+        std::uint64_t seed;
+        PerfLine point;
+    };
+    const GraderExercise& ex_;
+    fs::path answers_;
+    double max_flops_;
+    int sure_runs_;  // the runs the policy takes in every measurement
+    Replies replies_;
+    std::vector<int> chosen_;
+    int asked_ = 0;
+    std::size_t next_ = 0;
+    std::uint64_t seed_ = 0;
+    bool seeded_ = false;
+    std::optional<Kept> pending_;
+};
 
 // Runs `runner time` for one variant. Only a measurement that was asked for, came after its
 // `begin`, fits in the wall time around it and whose checked output is right counts as progress
@@ -334,7 +442,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     const auto& params = o.perf.params.empty() ? info.default_perf_params : o.perf.params;
     std::vector<std::string> argv{"time", v.exercise, v.name, "--sizes", join_commas(o.perf.sizes),
                                   "--patterns", join_commas(info.perf_patterns), "--threads", join_commas(o.perf.threads),
-                                  "--seed", std::to_string(o.perf.seed), "--answers", answers.string(),
+                                  "--answers", answers.string(),
                                   "--report-fd", std::to_string(kReportFd)};
     if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
     if (o.perf.cpu_max_flops != kCpuPerfMaxFlops) {
@@ -349,10 +457,12 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                     o.timeout_s * kWallSilences + kWallPerMeasurementS * per_size * o.perf.sizes.size(),
                     answer_bytes(static_cast<std::uintmax_t>(largest) * largest)};
     call.program = v.program;
+    const int policy_runs = o.perf.policy.fixed_runs > 0 ? o.perf.policy.fixed_runs : labkit::RunPolicy::kMinRuns;
+    TimedChecks checks(ex, answers, o.perf.cpu_max_flops, policy_runs);
+    call.replies = &checks.replies();
     const auto in = [](const auto& list, const auto& item) { return std::find(list.begin(), list.end(), item) != list.end(); };
     std::vector<PerfLine> lines;
     std::vector<std::string> seen;
-    std::size_t answer = 0;
     using Clock = std::chrono::steady_clock;
     bool measuring = false;
     // The timed runs a runner reports must fit in the time it has been running: their sum, since
@@ -363,22 +473,32 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     // happened after the start and before its line was read.
     const auto started = Clock::now();
     double reported_ms = 0;
+    const auto wrong = [&](const std::string& problem) {
+        if (!problem.empty() && t.wrong.empty()) t.wrong = problem;
+    };
     const auto on_line = [&](const std::string& key, const std::string& value) {
+        wrong(checks.judge_pending());  // any line after a kept output: its file is complete
+        if (key == "seed") {
+            checks.seed();
+            return false;
+        }
+        if (key == "keep") {
+            if (!checks.keep(value)) add_flag(t, "a malformed request to keep a timed output was refused");
+            return false;
+        }
         if (key == "begin") {
             measuring = true;
+            checks.begin();
             progress.detail(v.name + " " + value);
             return false;
         }
         if (key != "perf") return false;
         const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-        const fs::path file = answers / answer_name(answer++);
-        std::error_code ec;
         PerfLine l;
         try {
             l = decode_perf(value);
         } catch (const std::exception&) {
             add_flag(t, "a malformed timing line was ignored");
-            fs::remove(file, ec);
             return false;
         }
         const std::string point = l.pattern + "|" + l.params + "|" + std::to_string(l.width) + "x" +
@@ -389,10 +509,11 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
         measuring = false;
         if (!asked) {
             add_flag(t, "a timing line that was not asked for (or came twice) was ignored");
-            fs::remove(file, ec);
             return false;
         }
         seen.push_back(point);
+        // Every timed run asks whether its output is checked; one that did not was never open to a check.
+        if (checks.asked() < l.runs) add_flag(t, "fewer timed runs offered their output for checking than were reported");
         reported_ms += l.runs * l.min_ms;
         if (reported_ms > wall_ms * kFitSlack + kFitMarginMs) {
             char text[200];
@@ -407,15 +528,19 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                           l.late_ms);
             add_flag(t, text);
         }
-        const auto check = ex.judge_timed(l, file, o.perf.cpu_max_flops);
-        fs::remove(file, ec);
-        if (!check.problem.empty() && t.wrong.empty()) t.wrong = check.problem;
+        if (v.kind == "cpu" && l.ms >= kBusyMinMs && l.cpu_ms > l.ms * (l.threads * kBusyFactor + kBusySlack)) {
+            char text[200];
+            std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (%.1f ms of CPU time in a %.1f ms call)",
+                          l.cpu_ms / l.ms, l.threads, l.cpu_ms, l.ms);
+            add_flag(t, text);
+        }
         lines.push_back(std::move(l));
         return true;
     };
     const auto out = runner.call(call, on_line);
-    if (out.end != ChildOutcome::End::exited || out.exit_code != 0)
-        t.problem = out.last("error").empty() ? out.describe() : out.last("error");
+    const bool ended_well = out.end == ChildOutcome::End::exited && out.exit_code == 0;
+    if (!ended_well) t.problem = out.last("error").empty() ? out.describe() : out.last("error");
+    if (ended_well) wrong(checks.judge_pending());
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});

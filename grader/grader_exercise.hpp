@@ -93,14 +93,15 @@ public:
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                             const std::string& variant) const = 0;
     virtual std::vector<PerfLine> time_reference(const PerfSettings& settings) const = 0;
-    // The output of a timed run (the runner's `line`, its input made from line.check_seed) against
+    // The output of a timed run (of the runner's `line`, its input made from `seed`) against
     // the reference. checked is false where the reference itself would be too slow at that size
     // (over max_flops a call); problem is "" when the output matches.
     struct TimedCheck {
         bool checked = false;
         std::string problem;
     };
-    virtual TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer, double max_flops) const = 0;
+    virtual TimedCheck judge_timed(const PerfLine& line, std::uint64_t seed, const std::filesystem::path& answer,
+                                   double max_flops) const = 0;
     // The contract's FLOPs per pixel for a variant on the timed parameters labelled `label` (0: none).
     virtual double flops_per_pixel(const std::string& variant, const std::string& label) const = 0;
     // `run`'s options for the exercise's parameters (--filter, ...), and the parameters they give.
@@ -222,7 +223,8 @@ public:
         return lines;
     }
 
-    TimedCheck judge_timed(const PerfLine& line, const std::filesystem::path& answer, double max_flops) const override {
+    TimedCheck judge_timed(const PerfLine& line, std::uint64_t seed, const std::filesystem::path& answer,
+                           double max_flops) const override {
         const auto pattern = labkit::parse_pattern(line.pattern);
         const auto all = perf_params_of<C>();
         const auto it = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.label == line.params; });
@@ -234,7 +236,7 @@ public:
         } catch (const std::exception& e) {
             return {true, "no output of the timed run: " + std::string(e.what())};
         }
-        const auto input = C::make_input(*pattern, line.width, line.height, line.check_seed);
+        const auto input = C::make_input(*pattern, line.width, line.height, seed);
         const auto [w, h] = C::output_size(line.width, line.height, it->params);
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), it->params);

@@ -28,6 +28,9 @@ class Reporter {
 public:
     explicit Reporter(int fd) : fd_(fd) {}
     void send(const std::string& key, const std::string& value);
+    // A request: sends the line, then waits for the parent's one-line answer on stdin
+    // (SpawnOptions::replies). Throws std::runtime_error when none comes (stdin closed).
+    std::string ask(const std::string& key, const std::string& value);
 
 private:
     int fd_;
@@ -48,6 +51,22 @@ struct ChildOutcome {
     std::string describe() const;  // "no progress for 30 s: killed", "crashed: SIGSEGV", ...
 };
 
+// The parent's answers to a child's requests (Reporter::ask): a socket that is the child's
+// stdin, written by the line handler. A socket, not a pipe, so that a child that is gone or
+// does not read never blocks the parent nor raises SIGPIPE in it: its answer is lost.
+class Replies {
+public:
+    Replies();  // throws std::runtime_error
+    ~Replies();
+    Replies(const Replies&) = delete;
+    Replies& operator=(const Replies&) = delete;
+    void send(const std::string& line) const;
+    int child_end() const { return fds_[1]; }
+
+private:
+    int fds_[2];
+};
+
 struct SpawnOptions {
     double silence_timeout_s = 60;
     std::string log_path;  // the child's stdout and stderr; empty: discarded
@@ -56,6 +75,7 @@ struct SpawnOptions {
     Confinement confinement;           // with a sandbox
     std::filesystem::path watched;     // a folder the child writes (its answers), capped in size
     std::uintmax_t watched_bytes = 0;
+    const Replies* replies = nullptr;  // the child's stdin; nullptr: /dev/null
 };
 
 // on_line, if given, sees every line as it arrives (answers to judge at once) and returns

@@ -146,11 +146,17 @@ std::vector<std::string> split_commas(const std::string& s) {
 }
 
 std::string encode(const PerfLine& p) {
-    std::string s = p.pattern + "\t" + p.params + "\t" + std::to_string(p.width) + "\t" + std::to_string(p.height) + "\t" + std::to_string(p.threads) +
-                    "\t" + std::to_string(p.ms) + "\t" + std::to_string(p.min_ms) + "\t" + std::to_string(p.max_ms) +
-                    "\t" + std::to_string(p.runs) + "\t" + std::to_string(p.e2e_ms) + "\t" + std::to_string(p.check_seed) +
-                    "\t" + std::to_string(p.late_ms) + "\t" + std::to_string(p.first_ms);
-    for (double m : p.stage_ms) s += "\t" + std::to_string(m);
+    std::string s = p.pattern;
+    const auto field = [&s](const std::string& text) {
+        s += '\t';
+        s += text;
+    };
+    field(p.params);
+    for (const int n : {p.width, p.height, p.threads}) field(std::to_string(n));
+    for (const double ms : {p.ms, p.min_ms, p.max_ms}) field(std::to_string(ms));
+    field(std::to_string(p.runs));
+    for (const double ms : {p.e2e_ms, p.cpu_ms, p.late_ms, p.first_ms}) field(std::to_string(ms));
+    for (const double m : p.stage_ms) field(std::to_string(m));
     return s;
 }
 
@@ -171,7 +177,7 @@ PerfLine decode_perf(const std::string& text) {
         p.max_ms = std::stod(f[7]);
         p.runs = std::stoi(f[8]);
         p.e2e_ms = std::stod(f[9]);
-        p.check_seed = std::stoull(f[10]);
+        p.cpu_ms = std::stod(f[10]);
         p.late_ms = std::stod(f[11]);
         p.first_ms = std::stod(f[12]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));

@@ -11,12 +11,18 @@
 //       todo  <message>       the variant is not written yet (NotImplemented)
 //       skip  <message>       it cannot run here (a Python driver not installed): "skipped", no failure
 //       error <message>       an exception; the runner exits 3
-//   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... --seed S [--runs N]
+//   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... [--runs N]
 //               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all but on_request)
 //       begin <what>
-//       perf  <PerfLine fields>   every timed run had a fresh input (seed run_seed(S, run)) and a
-//                                 re-poisoned output; the last one's output is DIR/answer_name(k)
-//                                 for the k-th perf line, its seed check_seed, for the grader to judge
+//       seed  <run>           a request at the start of every run (-1: the warm-up), once the run
+//                             before it has ended: the grader answers on the runner's stdin with
+//                             the run's input seed, drawn at random then, so that no input is known
+//                             (and no output computable) before its run starts
+//       keep  <pattern> <params> <width> <height>   a request after every timed run, untimed: the
+//                             grader answers N (write the output to DIR/answer_name(N), then go on)
+//                             or "-"; it chose at random which runs it checks (at least two of a
+//                             measurement), and judges each kept output against its seed's input
+//       perf  <PerfLine fields>   every timed run had a fresh input and a re-poisoned output
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
 //                             variant it runs without a GPU, on a simulator]
 // The Python track's runner (grader/pyrunner) answers the same protocol for a lab's kit/track.py.
@@ -92,8 +98,6 @@ struct ManifestEntry {
 void write_manifest(const std::filesystem::path& path, const std::vector<ManifestEntry>& entries);
 std::vector<ManifestEntry> read_manifest(const std::filesystem::path& path);
 std::string answer_name(std::size_t index);  // "000012.out"
-// The input seed of timed run `run` (-1: the warm-up) of a measurement seeded `seed`.
-inline std::uint64_t run_seed(std::uint64_t seed, int run) { return seed + 1 + static_cast<std::uint64_t>(run + 1); }
 
 // One timing measurement.
 struct PerfLine {
@@ -104,7 +108,7 @@ struct PerfLine {
     double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU
     int runs = 0;
     double e2e_ms = 0;               // GPU: copy in + kernels + copy out; CPU: same as ms
-    std::uint64_t check_seed = 0;    // the input seed of the timed run whose output was handed in
+    double cpu_ms = 0;               // CPU: median CPU time (user + system, all threads) of a timed call; 0 for GPU
     double late_ms = 0;              // GPU: median wait for device work still running after a run's stop event
     double first_ms = 0;             // GPU: wall time of the runner process's first call of the variant (module
                                      // load; for the Python track also compiling and JIT), the same on every line

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -39,7 +40,6 @@ struct TimeRequest {
     std::vector<labkit::Pattern> patterns;
     std::vector<std::string> params;  // labels of the contract's perf_params; empty: all but on_request
     std::vector<int> sizes, threads;
-    std::uint64_t seed = 0;
     labkit::RunPolicy policy;
     std::string answers;  // where the checked output of each measurement goes; empty: nowhere
     double cpu_max_flops = kCpuPerfMaxFlops;  // CPU timings whose one call would exceed it are left out
@@ -158,19 +158,23 @@ private:
             for (const int n : r.sizes) {
                 const std::string what = std::string(labkit::pattern_name(pattern)) + (label.empty() ? "" : " " + label) +
                                          " " + std::to_string(n) + "x" + std::to_string(n);
-                // A fresh input for every run, from the run's own seed; the last one is checked.
+                // A fresh input for every run, from the seed the grader gives at its start; after each
+                // timed run the grader says whether it checks that run's output (protocol.hpp).
                 labkit::HostImage<In> input;
-                std::uint64_t seed = 0;
                 auto fresh = [&](int run) -> const labkit::HostImage<In>& {
-                    seed = run_seed(r.seed, run);
-                    input = C::make_input(pattern, n, n, seed);
+                    input = C::make_input(pattern, n, n, std::stoull(report.ask("seed", std::to_string(run))));
                     return input;
                 };
-                auto send = [&](PerfLine line, labkit::View<const Out> checked) {
+                const std::string point = std::string(labkit::pattern_name(pattern)) + "\t" + label + "\t" +
+                                          std::to_string(n) + "\t" + std::to_string(n);
+                auto keep = [&](const std::function<labkit::View<const Out>()>& output) {
+                    const std::string answer = report.ask("keep", point);
+                    if (answer != "-" && !r.answers.empty())
+                        write_raw<Out>(r.answers + "/" + answer_name(std::stoul(answer)), output());
+                };
+                auto send = [&](PerfLine line) {
                     line.pattern = labkit::pattern_name(pattern);
                     line.params = label;
-                    line.check_seed = seed;
-                    if (!r.answers.empty()) write_raw<Out>(r.answers + "/" + answer_name(perf_lines_++), checked);
                     report.send("perf", encode(line));
                 };
                 if (v.cpu) {
@@ -183,20 +187,18 @@ private:
                             fresh(run);
                             out.poison();
                         };
-                        send(time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy, prepare),
-                             out.cview());
+                        auto finish = [&](int) { keep([&] { return out.cview(); }); };
+                        send(time_cpu_call([&] { v.cpu(input.view(), out.view(), params, t); }, n, n, t, r.policy, prepare,
+                                           finish));
                     }
                 } else {
 #if LABKIT_HAVE_CUDA
                     report.send("begin", what);
                     GpuHarness<C> gpu(n, n, C::output_size(n, n, params));
-                    labkit::HostImage<Out> checked;
-                    int checked_run = 0;
-                    PerfLine line = gpu.time(v, params, fresh, r.policy, checked, checked_run);
+                    PerfLine line = gpu.time(v, params, fresh, r.policy, [&](GpuHarness<C>& g) { keep([&] { return g.download(); }); });
                     if (first_call_ms_ < 0) first_call_ms_ = line.first_ms;  // this process's first call
                     line.first_ms = first_call_ms_;
-                    seed = run_seed(r.seed, checked_run);  // the end-to-end runs came after it
-                    send(line, checked.view());
+                    send(line);
 #endif
                 }
             }
@@ -209,7 +211,6 @@ private:
     }
 
     std::span<const Variant<C>> table_;
-    mutable std::size_t perf_lines_ = 0;  // perf lines sent: the name of the next checked output
     mutable double first_call_ms_ = -1;   // the warm-up of the first measurement: module load included
 };
 

@@ -42,11 +42,10 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     int report_fd = 1;  // stdout, for a person; the grader passes its pipe
     std::string exercise, variant, manifest, answers, sizes, thread_list = "1", patterns = "random", params;
     int threads = 1, runs = 0;
-    std::uint64_t seed = 0;
 
     auto* list = app.add_subcommand("list", "the variants: exercise, name, cpu|gpu, summary");
     auto* check = app.add_subcommand("check", "answer every case of a manifest");
-    auto* time = app.add_subcommand("time", "time a variant at square sizes");
+    auto* time = app.add_subcommand("time", "time a variant at square sizes (asks each run's seed on stdin)");
     auto* dry = app.add_subcommand("dry", "without a GPU: is a GPU variant written (compiled) or a TODO?");
     for (auto* cmd : {check, time, dry}) {
         cmd->add_option("EXERCISE", exercise)->required();
@@ -64,7 +63,6 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     time->add_option("--patterns", patterns, "shared patterns of the timed images, NAME,... (default random)");
     time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
     time->add_option("--params", params, "labels of the timed parameters, LABEL,... (default: all)");
-    time->add_option("--seed", seed, "seed of the random images");
     time->add_option("--runs", runs, "timed runs (default: adaptive)");
     double cpu_max_gflop = kCpuPerfMaxFlops / kFlopsPerGflop;
     time->add_option("--cpu-max-gflop", cpu_max_gflop, "leave out CPU timings whose one call would exceed this")
@@ -92,7 +90,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         } else if (*dry) {
             find(exercises, exercise, variant).dry(variant, report);
         } else {
-            TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), seed, {},
+            TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), {},
                           timed_answers};
             r.policy.fixed_runs = runs;
             r.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;

@@ -140,6 +140,7 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
     o.log_path = c.log;
     o.wall_limit_s = c.wall_s;
     o.sandbox = &sandbox_;
+    o.replies = c.replies;
     const Program& program = programs_.at(c.program);
     o.confinement.read_only = {work_};
     o.confinement.read_only.insert(o.confinement.read_only.end(), program.read_only.begin(), program.read_only.end());

@@ -49,6 +49,7 @@ struct RunnerCall {
     std::uintmax_t largest_file = 0;   // bytes of the largest answer it writes
     bool sanitized = false;            // under the Runner's sanitizer, when it has one
     std::size_t program = 0;           // RunnerVariant::program
+    const Replies* replies = nullptr;  // its stdin, for the answers to its requests; nullptr: /dev/null
 };
 
 // The runner programs of one grading run (student code): the native runner, and the Python

@@ -166,14 +166,15 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 0, 1.5, 1.25, 2, 9, 3.5, 12345678901234ULL, 0.125, 42.5, {0.25, 0.5}};
+    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, {0.25, 0.5}};
     const auto q = grader::decode_perf(grader::encode(p));
     CHECK(q.pattern == "skewed");
     CHECK(q.params == "k=5");
     CHECK(q.width == 1024);
     CHECK(q.runs == 9);
     CHECK(q.e2e_ms == 3.5);
-    CHECK(q.check_seed == 12345678901234ULL);
+    CHECK(q.threads == 4);
+    CHECK(q.cpu_ms == 5.75);
     CHECK(q.late_ms == 0.125);
     CHECK(q.first_ms == 42.5);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});

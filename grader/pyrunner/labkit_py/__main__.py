@@ -60,7 +60,6 @@ def parse(argv):
             c.add_argument("--patterns", default="random")
             c.add_argument("--threads", default="1")
             c.add_argument("--params", default="")
-            c.add_argument("--seed", type=int, default=0)
             c.add_argument("--runs", type=int, default=0)
             c.add_argument("--cpu-max-gflop", default="")
             c.add_argument("--answers", default="")
@@ -79,6 +78,17 @@ class Reporter:
             os.write(self.fd, line.encode("utf-8", "replace"))
         except OSError:
             pass  # the grader is gone
+
+    def ask(self, key, value=""):
+        """A request (grader/protocol.hpp): the line, then the grader's one-line answer on stdin."""
+        self.send(key, value)
+        answer = b""
+        while not answer.endswith(b"\n"):
+            byte = os.read(0, 1)  # byte by byte: nothing past the answer is taken
+            if not byte:
+                raise RuntimeError(f"no answer to '{key}' on stdin (is the grader running this?)")
+            answer += byte
+        return answer[:-1].decode("utf-8", "replace")
 
 
 def main(argv=None):
@@ -112,7 +122,7 @@ def main(argv=None):
             harness.check(variant, args.manifest, args.answers, set(ints(args.only)), report)
         else:
             patterns = [x for x in args.patterns.split(",") if x]
-            harness.time_variant(variant, Generator(args.inputs_lib), patterns, ints(args.sizes), args.seed,
+            harness.time_variant(variant, Generator(args.inputs_lib), patterns, ints(args.sizes),
                                  protocol.RunPolicy(args.runs), args.answers, report)
         return 0
     except Exception as e:  # noqa: BLE001  (student code: every failure is a report line)

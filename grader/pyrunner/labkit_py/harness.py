@@ -132,16 +132,23 @@ class Timer:
         return total, stages
 
 
-def time_variant(variant, generator, patterns, sizes, seed, policy, answers, report):
+def time_variant(variant, generator, patterns, sizes, policy, answers, report):
+    """`runner time` (grader/protocol.hpp): every run's seed asked at its start, and after every
+    timed run, untimed, whether its output is kept for the grader to check."""
     d = variant.driver
     timer = Timer(d)
     first_ms = None
-    perf_lines = 0
     for pattern in patterns:
         for n in sizes:
             report.send("begin", f"{pattern} {n}x{n}")
             buffers = Buffers(variant, n, n)
-            fresh = lambda run: generator.gray(pattern, n, n, protocol.run_seed(seed, run))  # noqa: E731
+            fresh = lambda run: generator.gray(pattern, n, n, int(report.ask("seed", str(run))))  # noqa: E731
+
+            def keep(output):
+                answer = report.ask("keep", f"{pattern}\t\t{n}\t{n}")
+                if answer != "-" and answers:
+                    protocol.write_raw(os.path.join(answers, protocol.answer_name(int(answer))), output())
+
             buffers.load(fresh(-1))
             wall = time.perf_counter()
             buffers.run([])  # warm-up: the first call compiles (JIT) and loads the module; makes the stage events
@@ -159,8 +166,7 @@ def time_variant(variant, generator, patterns, sizes, seed, policy, answers, rep
                 late.append((time.perf_counter() - idle) * 1e3)
                 totals.append(total)
                 stages.append(stage)
-            checked = buffers.download()
-            check_seed = protocol.run_seed(seed, len(totals) - 1)
+                keep(buffers.download)
 
             e2e = []
             host_in = d.pinned((n, n), variant.track.IN)
@@ -177,16 +183,14 @@ def time_variant(variant, generator, patterns, sizes, seed, policy, answers, rep
                 d.to_host(buffers.output.array, host_out)
                 d.record(stop)
                 e2e.append(d.elapsed_ms(start, stop))
+                keep(buffers.download)
 
             stage_ms = []
             if stages and len(stages[0]) > 1 and all(len(s) == len(stages[0]) for s in stages):
                 stage_ms = [protocol.summarize([s[k] for s in stages])[0] for k in range(len(stages[0]))]
-            if answers:
-                protocol.write_raw(os.path.join(answers, protocol.answer_name(perf_lines)), checked)
-            perf_lines += 1
             report.send("perf", protocol.perf_fields(pattern, "", n, n, protocol.summarize(totals),
-                                                     protocol.summarize(e2e)[0], check_seed,
-                                                     protocol.summarize(late)[0], first_ms, stage_ms))
+                                                     protocol.summarize(e2e)[0], protocol.summarize(late)[0],
+                                                     first_ms, stage_ms))
             del buffers
 
 
