@@ -229,7 +229,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                           "time on these images instead of the lab's own, NAME,... (of: " + pattern_names +
                               "), e.g. a one-valued image for a histogram");
     grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
-    auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images (default: new each run, printed)");
+    auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed");
     grade_cmd->add_flag("--no-perf", no_perf, "check only");
     grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; never for grading)");
     grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")
