@@ -215,9 +215,8 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
     const Confinement& confinement = options.confinement;
     // A control group of its own for a sandboxed child, made before the fork (the child only
     // joins it), removed with whatever is still in it when this returns.
-    const bool grouped = options.sandbox && options.sandbox->grouped();
     const std::unique_ptr<ControlGroup> group =
-        grouped ? ControlGroups::here().make({confinement.processes, confinement.group_memory_bytes}) : nullptr;
+        options.sandbox && options.sandbox->grouped() ? ControlGroups::here().make({confinement.processes, confinement.group_memory_bytes}) : nullptr;
     std::vector<std::string> command = options.sandbox ? options.sandbox->command(argv, confinement) : argv;
     std::vector<std::string> env = options.sandbox ? options.sandbox->environment() : std::vector<std::string>{};
     std::vector<char*> args, envp;
@@ -240,7 +239,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         if (group && !group->join()) ::_exit(kExecFailed);
         ::closefrom(kReportFd + 1);  // nothing else of the grader's is inherited
         if (options.sandbox) {
-            if (!options.sandbox->enter(confinement, grouped)) ::_exit(kExecFailed);
+            if (!options.sandbox->enter(confinement)) ::_exit(kExecFailed);
             // Killed with the grader (a lab wall-clock kill), whatever group it moves to; set
             // after enter(), since a change of user clears it.
             if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != grader) ::_exit(kExecFailed);

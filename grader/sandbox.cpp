@@ -50,7 +50,7 @@ bool starts(const Sandbox& candidate) {
             ::dup2(null, 1);
             ::dup2(null, 2);
         }
-        if (candidate.enter(c, false)) ::execve(args[0], args.data(), envp.data());
+        if (candidate.enter(c)) ::execve(args[0], args.data(), envp.data());
         ::_exit(127);
     }
     const auto start = std::chrono::steady_clock::now();
@@ -175,13 +175,13 @@ std::vector<std::string> Sandbox::environment() const {
     return env;
 }
 
-bool Sandbox::enter(const Confinement& c, bool grouped) const noexcept {
+bool Sandbox::enter(const Confinement& c) const noexcept {
     auto limit = [](int resource, std::uintmax_t value) {
         const rlimit r{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
         return ::setrlimit(resource, &r) == 0;
     };
     bool ok = limit(RLIMIT_CORE, 0);
-    if (c.processes > 0 && !grouped) ok = ok && limit(RLIMIT_NPROC, c.processes);
+    if (c.processes > 0 && !grouped_) ok = ok && limit(RLIMIT_NPROC, c.processes);
     if (c.memory_bytes > 0) ok = ok && limit(c.gpu ? RLIMIT_DATA : RLIMIT_AS, c.memory_bytes);
     if (c.file_bytes > 0) ok = ok && limit(RLIMIT_FSIZE, c.file_bytes);
     if (c.cpu_s > 0) ok = ok && limit(RLIMIT_CPU, static_cast<std::uintmax_t>(std::ceil(c.cpu_s)));

@@ -67,9 +67,10 @@ public:
     std::vector<std::string> command(const std::vector<std::string>& argv, const Confinement& c) const;
     std::vector<std::string> environment() const;
     // In the forked child, before exec: the limits, then the unprivileged user. Only
-    // async-signal-safe calls; false when a step failed (the child must not go on). grouped: a
-    // control group counts its processes, so the per-uid count (shared by every sandbox) is not set.
-    bool enter(const Confinement& c, bool grouped) const noexcept;
+    // async-signal-safe calls; false when a step failed (the child must not go on). Where each
+    // call has a control group (grouped()), it counts the processes, so the per-uid count (shared
+    // by every sandbox) is not set.
+    bool enter(const Confinement& c) const noexcept;
     // Whether each call gets a control group of its own (grader/cgroup.hpp).
     bool grouped() const { return grouped_; }
     // Makes a folder the sandbox user's (its writable folder), when it runs as another uid.
