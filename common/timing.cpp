@@ -14,6 +14,15 @@ Stats summarize(std::vector<double> samples) {
     s.min = samples.front();
     s.max = samples.back();
     s.spread = s.median > 0 ? (s.max - s.min) / s.median : 0;
+    // Quartiles by linear interpolation between the sorted samples (numpy's default).
+    const auto quantile = [&](double q) {
+        const double at = q * static_cast<double>(n - 1);
+        const auto lo = static_cast<std::size_t>(at);
+        const std::size_t hi = std::min(lo + 1, n - 1);
+        return samples[lo] + (at - static_cast<double>(lo)) * (samples[hi] - samples[lo]);
+    };
+    constexpr double kLowerQuartile = 0.25, kUpperQuartile = 0.75;
+    s.noise = s.median > 0 ? (quantile(kUpperQuartile) - quantile(kLowerQuartile)) / s.median : 0;
     return s;
 }
 

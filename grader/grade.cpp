@@ -1,6 +1,7 @@
 #include "grade.hpp"
 
 #include <fnmatch.h>
+#include <sched.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "labkit/table.hpp"
 #include "report.hpp"
@@ -304,6 +306,7 @@ VariantResult dry_run_variant(const RunnerVariant& v, const GradeOptions& o, con
 struct Timing {
     std::vector<PerfPoint> points;
     std::vector<std::string> flags;  // why its timings are not to be trusted (flagged for review)
+    std::vector<std::string> notes;  // what the timings show that costs nothing (VariantResult::notes)
     std::string wrong;               // the output of a timed run was wrong: the variant fails
     std::string problem;             // the runner failed while timing
 };
@@ -314,15 +317,49 @@ constexpr double kFitSlack = 1.05, kFitMarginMs = 1;
 // Device work still running this long after a run's stop event was not timed: flagged when it
 // is both above noise (an idle device syncs in microseconds) and a real share of the kernel time.
 constexpr double kLateMs = 0.05, kLateShare = 0.1;
-// A CPU call's CPU time (every thread's, rusage) over its wall time is the threads it kept busy.
-// An honest call given t threads keeps at most t busy, the runtime's short barrier spins and the
-// kernel's accounting aside: the bound, t * kBusyFactor + kBusySlack (1.15 for one thread, 2.25
-// for two), is passed only by running threads it was not given. A machine busy with other work
-// leaves a team of more threads than cores less than the cores: on a shared 2-core machine a
-// team of 4x the cores given one thread kept 1.6 busy, and under 1.25 when other gradings ran beside
-// it. Calls under kBusyMinMs are not judged: the getrusage calls' own system time and the
-// accounting's grain dominate them.
+// A CPU measurement's CPU time (every thread's: cpu_clock.hpp) over its wall time is the threads
+// it kept busy. An honest measurement given t threads keeps at most t busy, the runtime's short
+// barrier spins and the reading's own cost aside: the bound, t * kBusyFactor + kBusySlack (1.15
+// for one thread, 2.25 for two), is passed only by running threads it was not given. A machine
+// busy with other work leaves a team of more threads than cores less than the cores: on a shared
+// 2-core machine a team of 4x the cores given one thread kept 1.6 busy, and under 1.25 when other
+// gradings ran beside it. Calls under kBusyMinMs are not judged: the team's start and end, and
+// the clock's reading, weigh too much in them.
 constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
+// The other way round: a measurement given t >= 2 threads, on a machine with c cores, that kept
+// fewer than 1 + kIdleShare * (min(t, c) - 1) busy (1.1 of 2, 2.5 of 16) did not share its work
+// among them: a missing `parallel`, a thread count not passed on, or one thread doing what the
+// others wait for. It gains nothing (its best time over the thread counts is scored), so it is a
+// note, not a flag; and a loaded machine can leave an honest team short of cores too, which the
+// note says.
+constexpr double kIdleShare = 0.1;
+
+// The cores this process may run on (its affinity mask: a cpuset or taskset narrows it).
+int usable_cores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::max(1, CPU_COUNT(&set));
+}
+
+// The note on a CPU variant whose measurement with the most threads kept few of them busy; "" if
+// none.
+std::string idle_threads_note(const std::vector<PerfLine>& lines) {
+    const PerfLine* most = nullptr;
+    for (const auto& l : lines)
+        if (l.ms >= kBusyMinMs && (!most || l.threads > most->threads || (l.threads == most->threads && l.ms > most->ms)))
+            most = &l;
+    if (!most || most->threads < 2 || most->ms <= 0) return "";
+    const int usable = std::min(most->threads, usable_cores());
+    const double busy = most->cpu_ms / most->ms;
+    if (usable < 2 || busy >= 1 + kIdleShare * (usable - 1)) return "";
+    char text[300];
+    std::snprintf(text, sizeof text,
+                  "kept %.1f threads busy when given %d at %dx%d (CPU time over wall time of its timed calls): is the work "
+                  "shared among the threads it is given? (a machine loaded by other work also leaves fewer cores)",
+                  busy, most->threads, most->width, most->height);
+    return text;
+}
 
 void add_flag(Timing& t, const std::string& flag) {
     if (std::find(t.flags.begin(), t.flags.end(), flag) == t.flags.end()) t.flags.push_back(flag);
@@ -530,8 +567,8 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
         }
         if (v.kind == "cpu" && l.ms >= kBusyMinMs && l.cpu_ms > l.ms * (l.threads * kBusyFactor + kBusySlack)) {
             char text[200];
-            std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (%.1f ms of CPU time in a %.1f ms call)",
-                          l.cpu_ms / l.ms, l.threads, l.cpu_ms, l.ms);
+            std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
+                          l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
             add_flag(t, text);
         }
         lines.push_back(std::move(l));
@@ -541,6 +578,8 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     const bool ended_well = out.end == ChildOutcome::End::exited && out.exit_code == 0;
     if (!ended_well) t.problem = out.last("error").empty() ? out.describe() : out.last("error");
     if (ended_well) wrong(checks.judge_pending());
+    if (v.kind == "cpu")
+        if (auto note = idle_threads_note(lines); !note.empty()) t.notes.push_back(std::move(note));
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
@@ -654,7 +693,10 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
                 r->status = Status::fail;
                 r->detail = t.wrong;
             }
-            if (r != report.results.end()) r->flags = t.flags;
+            if (r != report.results.end()) {
+                r->flags = t.flags;
+                r->notes = t.notes;
+            }
             // A wrong or flagged variant's timings are never shown, compared or rewarded.
             if (t.wrong.empty() && t.flags.empty()) report.perf.insert(report.perf.end(), t.points.begin(), t.points.end());
         }

@@ -108,10 +108,12 @@ struct PerfLine {
     double ms = 0, min_ms = 0, max_ms = 0;  // kernels only for GPU (CUDA events), the whole call for CPU
     int runs = 0;
     double e2e_ms = 0;               // GPU: copy in + kernels + copy out; CPU: same as ms
-    double cpu_ms = 0;               // CPU: median CPU time (user + system, all threads) of a timed call; 0 for GPU
+    double cpu_ms = 0;               // CPU: CPU time (user + system, all threads) of a median call, at the
+                                     // timed calls' CPU time over their wall time, summed; 0 for GPU
     double late_ms = 0;              // GPU: median wait for device work still running after a run's stop event
     double first_ms = 0;             // GPU: wall time of the runner process's first call of the variant (module
                                      // load; for the Python track also compiling and JIT), the same on every line
+    double noise = 0;                // CPU: the timed calls' interquartile range over their median (labkit::Stats)
     std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
 };
 std::string encode(const PerfLine& p);

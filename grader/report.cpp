@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "labkit/table.hpp"
+#include "labkit/timing.hpp"
 
 namespace grader {
 namespace {
@@ -318,6 +319,8 @@ std::string flags_text(const Report& r) {
     std::string text;
     for (const auto& res : r.results)
         for (const auto& f : res.flags) text += "- " + res.name + ": timings flagged for review and left out: " + f + "\n";
+    for (const auto& res : r.results)
+        for (const auto& n : res.notes) text += "- " + res.name + ": note on its timings: " + n + "\n";
     return text.empty() ? "" : text + "\n";
 }
 
@@ -377,7 +380,8 @@ Json json(const Report& r) {
                             {"cases_passed", res.cases_passed},
                             {"cases_failed", res.cases_failed},
                             {"cases_total", res.cases_total},
-                            {"flags", res.flags}});
+                            {"flags", res.flags},
+                            {"notes", res.notes}});
         if (res.sanitizer)
             variants.back()["sanitizer"] = {{"tool", res.sanitizer->tool},
                                             {"clean", res.sanitizer->clean},
@@ -399,6 +403,10 @@ Json json(const Report& r) {
                   {"height", l.height},   {"threads", l.threads},   {"kernel_ms", l.ms}, {"min_ms", l.min_ms},
                   {"max_ms", l.max_ms},   {"runs", l.runs},         {"e2e_ms", l.e2e_ms}};
         if (p.flops_per_pixel > 0) o["flops_per_pixel"] = p.flops_per_pixel;  // CPU rows too: --cpu-max-gflop's count
+        if (p.kind == "cpu") {  // what the rubric judges a CPU time's trust by (grader/labkit/rubric.py)
+            o["cpu_ms"] = l.cpu_ms;
+            o["noise"] = l.noise;
+        }
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
             o["pass_ms"] = l.stage_ms;
             o["first_call_ms"] = l.first_ms;
@@ -421,6 +429,8 @@ Json json(const Report& r) {
             {"variants", std::move(variants)},
             {"cases", std::move(cases)},
             {"performance", std::move(perf)},
+            // the bound of a settled CPU measurement's noise, by which the rubric trusts one
+            {"steady_noise", labkit::RunPolicy::kSteadyNoise},
             {"performance_problems", r.perf_problems}};
 }
 
@@ -492,6 +502,7 @@ void print_timing_verdicts(const Report& r) {
             std::printf("FAIL %s after timing: %s\n", res.name.c_str(), res.detail.c_str());
         for (const auto& f : res.flags)
             std::printf("REVIEW %s: timings flagged and left out of the tables: %s\n", res.name.c_str(), f.c_str());
+        for (const auto& n : res.notes) std::printf("NOTE %s: %s\n", res.name.c_str(), n.c_str());
     }
     std::fflush(stdout);
 }

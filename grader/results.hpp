@@ -82,6 +82,7 @@ struct VariantResult {
     int cases_passed = 0, cases_failed = 0, cases_total = 0;
     std::vector<CaseResult> cases;
     std::vector<std::string> flags;  // why its timings were flagged for review (then left out)
+    std::vector<std::string> notes;  // what its timings showed that costs nothing (kept in the tables)
     std::optional<SanitizerResult> sanitizer;  // only when it ran under one
 };
 

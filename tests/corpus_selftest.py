@@ -25,7 +25,7 @@ expect.json (see tests/corpus/README.md):
   lab, gpu            the lab; whether it needs a CUDA device (GPU entries run with --gpu yes/auto)
   grade_args          extra options of `labkit grade` (variants, sizes, perf sizes, runs, timeout)
   honest              an honest submission: its results must stay intact (check b)
-  expect              [{variants: "glob,...", match: all|any, status: [...], flagged: bool,
+  expect              [{variants: "glob,...", match: all|any, status: [...], flagged: bool, noted: bool,
                         detail_has, detail_lacks, perf_lacks_ms, timing_vs_honest_min,
                         any_of: [conditions...], or_sanitizer: TOOL}]
   notes_have          a text the submission's notes (class.json) must contain ("refused")
@@ -82,7 +82,7 @@ SANITIZER_BUDGET_S = 300  # compute-sanitizer on one variant, small sizes
 ENTRY_KEYS = {"about", "comment", "lab", "gpu", "grade_args", "expect", "honest", "notes_have", "log_max_bytes",
               "build_log_lacks", "results_lack", "class_lacks", "leaves_nothing", "network_silent",
               "variants_only_from_kit", "symlinks", "pad", "archive", "from_solution"}
-CONDITION_KEYS = {"status", "flagged", "detail_has", "detail_lacks", "perf_lacks_ms", "timing_vs_honest_min", "any_of"}
+CONDITION_KEYS = {"status", "flagged", "noted", "detail_has", "detail_lacks", "perf_lacks_ms", "timing_vs_honest_min", "any_of"}
 ITEM_KEYS = CONDITION_KEYS | {"variants", "match", "or_sanitizer"}
 STATUSES = {"pass", "fail", "crash", "timeout", "error", "todo", "build-error", "not-run", "skipped"}
 
@@ -534,6 +534,8 @@ def check_condition(cond, v, perf, honest_perf):
         return f"status {status} ({short(v.get('detail'))}), want {'|'.join(cond['status'])}"
     if "flagged" in cond and flagged(v, perf) != cond["flagged"]:
         return f"{'not ' if cond['flagged'] else ''}flagged (flags {v.get('flags')}), want{' not' if not cond['flagged'] else ''} flagged"
+    if "noted" in cond and bool(v.get("notes")) != cond["noted"]:
+        return f"timing notes {v.get('notes')}, want {'some' if cond['noted'] else 'none'}"
     if "detail_has" in cond and cond["detail_has"] not in str(v.get("detail", "")):
         return f"detail {short(v.get('detail'))!r} lacks {cond['detail_has']!r}"
     if "detail_lacks" in cond and cond["detail_lacks"] in str(v.get("detail", "")):
@@ -964,6 +966,8 @@ def describe_expect(e):
             conds.append("|".join(item["status"]))
         if "flagged" in item:
             conds.append("flagged" if item["flagged"] else "not flagged")
+        if "noted" in item:
+            conds.append("noted" if item["noted"] else "not noted")
         if "any_of" in item:
             conds.append("(" + " or ".join(
                 " ".join(filter(None, ["|".join(a.get("status", [])),

@@ -255,6 +255,57 @@ def check_variant_timing():
     expect(rubric.variant_timing("v", report([(1024, 2.0)], "fail"), None) == {}, "variant_timing of a failing variant: {}")
 
 
+def check_steady_cpu_timings():
+    """CPU performance points only from a machine that held still: the kit's sequential
+    reference settled in both runs and took the same time in both (within max_drift), and the
+    reference solution's own measurement settled; else "not graded: machine too noisy", out of
+    the maximum. The student's own noise never decides it."""
+    kit = [{"name": "cpu-sequential", "kind": "cpu", "reference": True}, {"name": "cpu-openmp", "kind": "cpu"}]
+    rules = rubric.parse('[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\nperformance = 5\n', "lab", "t.toml", kit)
+
+    def report(anchor_ms, ms, anchor_noise=0.02, noise=0.02, steady=0.1):
+        out = {"variants": [{"name": "cpu-sequential", "kind": "cpu", "reference": True, "exercise": "e", "status": "pass"},
+                            {"name": "cpu-openmp", "kind": "cpu", "exercise": "e", "status": "pass",
+                             "cases_passed": 4, "cases_total": 4}],
+               "performance": [{"variant": v, "exercise": "e", "pattern": "random", "params": "", "width": 2048,
+                                "height": 2048, "threads": t, "kernel_ms": m, "noise": n}
+                               for v, t, m, n in (("cpu-sequential", 1, anchor_ms, anchor_noise),
+                                                  ("cpu-openmp", 4, ms, noise))]}
+        if steady is not None:
+            out["steady_noise"] = steady
+        return out
+
+    reference = report(10.0, 3.0)
+    perf = lambda mine, ref=reference: rubric.score_lab(rules, mine, ref, timing=True)["groups"][0]["performance"]
+    steady = perf(report(10.5, 3.0))
+    expect(steady["points"] == 5 and steady["max"] == 5 and "varied" not in steady["note"],
+           f"a machine that held still: graded ({steady})")
+    for why, mine, ref, said in (
+            ("the kit's reference ran 1.3x slower than in the reference's run", report(13.0, 3.0), reference, "took 1.30x"),
+            ("the kit's reference was noisy in this run", report(10.0, 3.0, anchor_noise=0.3), reference, "varied by 30%"),
+            ("the reference solution's run was noisy", report(10.0, 3.0), report(10.0, 3.0, anchor_noise=0.3), "varied by 30%"),
+            ("the reference solution's own measurement was noisy", report(10.0, 3.0), report(10.0, 3.0, noise=0.4),
+             "reference solution's cpu-openmp varied by 40%")):
+        got = perf(mine, ref)
+        expect(got["points"] == 0 and got["max"] == 0 and got["note"].startswith("not graded: machine too noisy")
+               and said in got["note"], f"{why}: not graded, out of the maximum, saying why ({got})")
+    lab = rubric.score_lab(rules, report(13.0, 3.0), reference, timing=True)
+    expect(lab["max_points"] == 10 and any(n.startswith("performance: machine too noisy") for n in lab["not_graded"]),
+           f"the lab says what was not graded: {lab['not_graded']}")
+    # A slow submission that makes its own calls vary at will is still scored, from their median.
+    jittery = perf(report(10.0, 9.0, noise=0.6))
+    expect(jittery["max"] == 5 and jittery["points"] < 5 and "varied by 60%" in jittery["note"],
+           f"the student's own noise is scored, not excused: {jittery}")
+    expect(perf(report(13.0, 3.0, steady=None), report(10.0, 3.0, steady=None))["points"] == 5,
+           "a report without noise figures (an older grader's) is not judged")
+    loose = rubric.parse('[performance]\nmax_drift = 0.5\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
+                         'performance = 5\n', "lab", "t.toml", kit)
+    expect(rubric.score_lab(loose, report(13.0, 3.0), reference, timing=True)["groups"][0]["performance"]["points"] == 5,
+           "a rubric's max_drift widens the bound")
+    expect(raises(UsageError, lambda: rubric.parse('[performance]\nmax_drift = -1\n', "lab", "t.toml", kit), "max_drift"),
+           "a negative max_drift is refused")
+
+
 def check_sanitizer_scores():
     """grade-all --sanitize: a GPU group with a variant the sanitizer found errors in loses the
     rubric's share, the feedback names the variant and its finding; a variant it could not watch
@@ -475,6 +526,7 @@ def main():
         check_junit(results)
         check_feedback(results)
         check_variant_timing()
+        check_steady_cpu_timings()
         check_sanitizer_scores()
         check_summary(results)
         check_student_text(tmp)

@@ -1,9 +1,12 @@
 // The shared kit code: image files (good and bad), generators, tables, the grader <-> runner
 // protocol, comparisons, and the process control the grader relies on to survive broken runners.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +16,7 @@
 
 #include "catch.hpp"
 #include "compare.hpp"
+#include "cpu_clock.hpp"
 #include "cases.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
@@ -166,7 +170,7 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, {0.25, 0.5}};
+    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, 0.0625, {0.25, 0.5}};
     const auto q = grader::decode_perf(grader::encode(p));
     CHECK(q.pattern == "skewed");
     CHECK(q.params == "k=5");
@@ -177,10 +181,11 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(q.cpu_ms == 5.75);
     CHECK(q.late_ms == 0.125);
     CHECK(q.first_ms == 42.5);
+    CHECK(q.noise == 0.0625);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
     CHECK_THROWS_AS(grader::decode_perf("1\t2"), std::invalid_argument);
     CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0"), std::invalid_argument);  // no such pattern
+    CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0\t0\t0"), std::invalid_argument);  // no such pattern
     CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
 }
 
@@ -229,16 +234,79 @@ TEST_CASE("a grid-stride pixel walk visits what the division would", "[common][l
     }
 }
 
-TEST_CASE("statistics: median, spread", "[common][timing]") {
+TEST_CASE("statistics: median, spread, noise", "[common][timing]") {
     const auto s = labkit::summarize({5, 1, 3, 2, 4});
     CHECK(s.median == 3);
     CHECK(s.min == 1);
     CHECK(s.max == 5);
+    CHECK(s.noise == Approx(2.0 / 3));  // quartiles 2 and 4
     CHECK(labkit::summarize({1, 2, 3, 4}).median == 2.5);
+    // One outlier among steady runs moves the spread, not the noise.
+    const auto outlier = labkit::summarize({10, 10, 10, 10, 10, 10, 10, 10, 30});
+    CHECK(outlier.spread == Approx(2.0));
+    CHECK(outlier.noise == 0);
     labkit::RunPolicy fixed{};
     fixed.fixed_runs = 3;
     CHECK(fixed.more(2, 1e9));
     CHECK_FALSE(fixed.more(3, 0));
+}
+
+TEST_CASE("the process CPU clock counts running and ended threads, up to date", "[common][timing]") {
+    // Three threads spin for a span of 3 ms: the main one, one that ends within it, one still
+    // running when the clock is read. The process clock alone would be up to a tick (4 ms at
+    // HZ=250) behind for the running one: it read 1 to 3 threads busy for such spans.
+    // Under a CPU-time limit, as in the sandbox: it arms the process's CPU timer, which made even
+    // the calling thread's time tick-grained.
+    rlimit saved{};
+    REQUIRE(::getrlimit(RLIMIT_CPU, &saved) == 0);
+    constexpr rlim_t kHourS = 3600;
+    const rlimit limited{saved.rlim_cur == RLIM_INFINITY ? kHourS : saved.rlim_cur, saved.rlim_max};
+    REQUIRE(::setrlimit(RLIMIT_CPU, &limited) == 0);
+    using Clock = std::chrono::steady_clock;
+    constexpr auto kSpan = std::chrono::milliseconds(3);
+    constexpr int kRepeats = 9;
+    std::vector<double> alone;  // this thread only
+    for (int r = 0; r < kRepeats; ++r) {
+        const double cpu0 = grader::ProcessCpuClock::now_ms();
+        const auto t0 = Clock::now();
+        while (Clock::now() < t0 + kSpan) {}
+        const double cpu = grader::ProcessCpuClock::now_ms() - cpu0;
+        alone.push_back(cpu / std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    CHECK(labkit::summarize(alone).median == Approx(1).epsilon(0.1));
+    std::vector<double> busy;
+    for (int r = 0; r < kRepeats; ++r) {
+        std::atomic<bool> stop{false};
+        const double cpu0 = grader::ProcessCpuClock::now_ms();
+        const auto t0 = Clock::now();
+        std::thread running([&] { while (!stop.load(std::memory_order_relaxed)) {} });
+        std::thread ended([&] { while (Clock::now() < t0 + kSpan) {} });
+        ended.join();
+        while (Clock::now() < t0 + kSpan) {}
+        const double cpu = grader::ProcessCpuClock::now_ms() - cpu0;
+        const double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        stop = true;
+        running.join();
+        busy.push_back(cpu / wall);
+    }
+    ::setrlimit(RLIMIT_CPU, &saved);
+    const double median = labkit::summarize(busy).median;
+    CHECK(median <= 3.2);  // three threads at most, the reading's own cost aside
+    CHECK(median >= 0.9);
+    // Where each thread has a core of its own, all three are counted.
+    if (std::thread::hardware_concurrency() >= 4) CHECK(median >= 2.5);
+}
+
+TEST_CASE("a noisy CPU measurement is stretched until it settles, within bounds", "[common][timing]") {
+    const labkit::RunPolicy adaptive{};
+    const double noisy = 2 * labkit::RunPolicy::kSteadyNoise, steady = labkit::RunPolicy::kSteadyNoise / 2;
+    const double past_target = labkit::RunPolicy::kTargetMs + 1;
+    CHECK(adaptive.more(1, 1e9, noisy));                 // the minimum runs, whatever the time
+    CHECK_FALSE(adaptive.more(10, past_target));          // GPU timings pass no noise: unchanged
+    CHECK_FALSE(adaptive.more(10, past_target, steady));  // settled
+    CHECK(adaptive.more(10, past_target, noisy));         // not yet: more runs
+    CHECK_FALSE(adaptive.more(10, labkit::RunPolicy::kSteadyMaxMs, noisy));    // up to a time
+    CHECK_FALSE(adaptive.more(labkit::RunPolicy::kMaxRuns, past_target, noisy));  // and a count
 }
 
 TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly or within a tolerance", "[common][compare]") {

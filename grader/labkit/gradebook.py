@@ -199,6 +199,11 @@ def _flags(group):
     return [f for v in group.get("variants") or [] for f in v.get("flags") or []]
 
 
+def _timing_notes(group):
+    """What the grader noted of the group's timings that costs nothing (e.g. threads left idle)."""
+    return [f"{v.get('name', '?')}: {n}" for v in group.get("variants") or [] for n in v.get("notes") or []]
+
+
 def _shown(status):
     return reports.SHOWN.get(status, status)
 
@@ -409,6 +414,7 @@ def _group_output(group, lab_state):
         lines.append(_sanitizer_text(group["sanitizer"]))
     lines += [_variant_line(v) for v in group.get("variants") or []]
     lines += [f"review: {_one_line(f)}" for f in _flags(group)]
+    lines += [f"note: {_one_line(n)}" for n in _timing_notes(group)]
     return "\n".join(lines)
 
 
@@ -599,6 +605,9 @@ def _lab_section(name, lab):
     flags = [_bullet(f"{g.get('name', '?')}: {f}") for g in _groups(lab) for f in _flags(g)]
     if flags:
         lines += ["Flagged for review by the instructor (these times are not compared):", ""] + flags + [""]
+    notes = [_bullet(n) for g in _groups(lab) for n in _timing_notes(g)]
+    if notes:
+        lines += ["Notes on your timings (they cost no points):", ""] + notes + [""]
     return lines
 
 

@@ -48,13 +48,14 @@ NUMBER = (int, float, type(None))
 TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
               dict: "an object", list: "a list", type(None): "null"}
 REPORT_FIELDS = {"lab": (str,), "label": (str,), "sandbox": (str,), "environment": (dict,),
-                 "variants": (list,), "performance": (list,), "cases": (list,)}
+                 "variants": (list,), "performance": (list,), "cases": (list,), "steady_noise": (int, float)}
 VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (str,),
                   "exercise": (str,), "reference": (bool,), "cases_passed": (int,),
-                  "cases_failed": (int,), "cases_total": (int,), "flags": (list,), "sanitizer": (dict,)}
+                  "cases_failed": (int,), "cases_total": (int,), "flags": (list,), "notes": (list,),
+                  "sanitizer": (dict,)}
 PERF_FIELDS = {"variant": (str,), "exercise": (str,), "kind": (str,), "pattern": (str,),
                "params": (str,), "width": (int,), "height": (int,), "threads": (int,),
-               "kernel_ms": NUMBER, "e2e_ms": NUMBER}
+               "kernel_ms": NUMBER, "e2e_ms": NUMBER, "cpu_ms": NUMBER, "noise": NUMBER}
 REQUIRED = {"report": ("variants",), "variant": ("name", "status"),
             "performance": ("variant", "width", "height", "kernel_ms")}
 
@@ -119,12 +120,13 @@ def validate(report):
         _check_fields(v, VARIANT_FIELDS, REQUIRED["variant"], f"variants[{i}]")
         if not v["name"]:
             raise ValueError(f"variants[{i}].name is empty")
-        if not all(isinstance(f, str) for f in v.get("flags", [])):
-            raise ValueError(f"variants[{i}].flags holds something other than text")
+        for texts in ("flags", "notes"):
+            if not all(isinstance(f, str) for f in v.get(texts, [])):
+                raise ValueError(f"variants[{i}].{texts} holds something other than text")
+            if texts in v:
+                v[texts] = [student_text(f) for f in v[texts]]
         if "detail" in v:
             v["detail"] = student_text(v["detail"])
-        if "flags" in v:
-            v["flags"] = [student_text(f) for f in v["flags"]]
     for i, p in enumerate(report.get("performance", [])):
         _check_fields(p, PERF_FIELDS, REQUIRED["performance"], f"performance[{i}]")
     report.setdefault("performance", [])
@@ -348,6 +350,8 @@ def print_details(report, title):
     for v in report.get("variants", []):
         for f in v.get("flags", []):
             say(f"  {title} {v['name']}: {f}")
+        for n in v.get("notes", []):
+            say(f"  {title} {v['name']}: note: {n}")
 
 
 def write_back(report):

@@ -16,6 +16,13 @@ The rules, for every lab alike:
   both timed: full points at a time ratio of `full_at` (1.2) or below, none at `zero_at` or
   above, linear in between (the CS149 assignment checker's rule). A timing flagged for review
   scores no performance points.
+- A CPU time is compared only when the machine held still: the kit's own sequential reference
+  (the same code in both runs) settled in each run (its noise, the interquartile range of its
+  timed calls over their median, within the grader's `steady_noise`) and took the same time in
+  both within `max_drift` (15%), and the reference solution's own measurement settled. Else the
+  group's performance points are "not graded: machine too noisy", out of the maximum. The
+  student's own noise never decides it (a submission could make its times vary at will); its
+  median is scored, and a noisy one is said.
 - compute-sanitizer findings (--sanitize) cost the rubric's `sanitizer.penalty` share of the
   group's points.
 - A bonus group (the expert tier) scores bonus points, outside the maximum.
@@ -34,9 +41,11 @@ from .util import ROOT, UsageError
 RUBRIC_FILE = "rubric.toml"
 DEFAULT_FULL_AT = 1.2
 DEFAULT_ZERO_AT = 3.0
+DEFAULT_MAX_DRIFT = 0.15  # the kit's sequential reference, timed in both runs, agrees within 15%
 NO_GPU = "no CUDA device"
 NO_TIMING = "timing was off (--no-perf)"
 NO_REFERENCE_TIMING = "no timing of the reference solution to compare with"
+NOISY = "machine too noisy"
 
 
 @dataclass
@@ -60,6 +69,7 @@ class Rubric:
     groups: list
     full_at: float = DEFAULT_FULL_AT
     zero_at: float = DEFAULT_ZERO_AT
+    max_drift: float = DEFAULT_MAX_DRIFT
     sanitizer_penalty: float = 0.0
     unscored: list = field(default_factory=list)  # student variants no group names
 
@@ -84,6 +94,7 @@ def parse(text, lab, source, kit_variants):
     rubric = Rubric(lab, source, [],
                     full_at=_number(perf, "full_at", f"{source} [performance]", DEFAULT_FULL_AT, 1.0),
                     zero_at=_number(perf, "zero_at", f"{source} [performance]", DEFAULT_ZERO_AT, 1.0),
+                    max_drift=_number(perf, "max_drift", f"{source} [performance]", DEFAULT_MAX_DRIFT),
                     sanitizer_penalty=_number(data.get("sanitizer", {}), "penalty", f"{source} [sanitizer]", 0.0))
     if rubric.zero_at <= rubric.full_at:
         raise UsageError(f"{source} [performance]: zero_at ({rubric.zero_at}) must be above full_at ({rubric.full_at})")
@@ -151,6 +162,47 @@ def _perf_best(report, names):
     return best
 
 
+def _entry(report, variant, size, ms):
+    """The performance entry behind perf_by_variant's time ms of variant at size; {} if none."""
+    for p in (report or {}).get("performance", []):
+        if p.get("variant") == variant and (p.get("width"), p.get("height")) == size and p.get("kernel_ms") == ms:
+            return p
+    return {}
+
+
+def _anchor(report, exercise):
+    """The kit's own CPU reference of exercise (the sequential one: first in the lab's table),
+    whose time in two runs says whether the machine held still between them; None if none."""
+    return next((v["name"] for v in report.get("variants", []) if v.get("reference") and
+                 v.get("kind") == "cpu" and v.get("exercise", "") == exercise), None)
+
+
+def _unsteady(rubric, report, reference, variant, size, ms, ref_ms):
+    """Why comparing a CPU variant's time ms at size with the reference solution's ref_ms cannot
+    be trusted ("" when it can): see the module's rules. Reports without noise figures (older
+    ones) are not judged."""
+    bound = report.get("steady_noise")
+    if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+        return ""
+    mine, theirs = _entry(report, variant, size, ms), _entry(reference, variant, size, ref_ms)
+    if theirs.get("noise", 0) > bound:
+        return f"the reference solution's {variant} varied by {theirs['noise']:.0%} between calls (bound {bound:.0%})"
+    anchor = _anchor(report, mine.get("exercise", ""))
+    at_mine = reports.perf_by_variant(report).get(anchor, {}).get(size)
+    at_ref = reports.perf_by_variant(reference).get(anchor, {}).get(size)
+    if not anchor or not at_mine or not at_ref:  # not timed at that size (--cpu-max-gflop): no check
+        return ""
+    for whose, rep, at in (("this", report, at_mine), ("the reference solution's", reference, at_ref)):
+        noise = _entry(rep, anchor, size, at).get("noise", 0)
+        if noise > bound:
+            return f"the kit's {anchor} varied by {noise:.0%} between calls in {whose} run (bound {bound:.0%})"
+    drift = at_mine / at_ref
+    if max(drift, 1 / drift) > 1 + rubric.max_drift:
+        return (f"the kit's {anchor} took {drift:.2f}x its time in the reference solution's run "
+                f"(bound {rubric.max_drift:.0%} either way)")
+    return ""
+
+
 def _performance(rubric, group, report, reference, timing):
     """The performance part of a group's score: a dict for the result."""
     out = {"points": 0.0, "max": group.performance, "ratio": None, "student_ms": None,
@@ -171,11 +223,17 @@ def _performance(rubric, group, report, reference, timing):
         return dict(out, note=why)
     size = _largest(common)
     ms, pct, variant = mine[size]
+    if group.kind == "cpu":
+        why = _unsteady(rubric, report, reference or {}, variant, size, ms, ref[size][0])
+        if why:
+            return dict(out, max=0.0, note=f"not graded: {NOISY}: {why}")
     ratio = ms / ref[size][0] if ref[size][0] > 0 else float("inf")
     share = min(1.0, max(0.0, (rubric.zero_at - ratio) / (rubric.zero_at - rubric.full_at)))
+    noise = _entry(report, variant, size, ms).get("noise", 0)
+    varied = f" (its own calls varied by {noise:.0%}: their median is scored)" if noise > report.get("steady_noise", 1) else ""
     return dict(out, points=round(group.performance * share, 2), ratio=round(ratio, 3), student_ms=ms,
                 reference_ms=ref[size][0], size=f"{size[0]}x{size[1]}", pct_copy_bw=pct,
-                note=f"{variant}: {ratio:.2f}x the reference's time")
+                note=f"{variant}: {ratio:.2f}x the reference's time{varied}")
 
 
 def _correctness(group, statuses):
@@ -231,6 +289,7 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
              "variants": [{"name": v["name"], "status": statuses.get(v["name"], {}).get("status", "missing"),
                            "detail": statuses.get(v["name"], {}).get("detail", ""),
                            "flags": statuses.get(v["name"], {}).get("flags", []),
+                           "notes": statuses.get(v["name"], {}).get("notes", []),
                            "cases_passed": statuses.get(v["name"], {}).get("cases_passed", 0),
                            "cases_total": statuses.get(v["name"], {}).get("cases_total", 0),
                            "timing": variant_timing(v["name"], report, reference) if timing else {}}
