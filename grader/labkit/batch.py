@@ -6,7 +6,9 @@ build of its own, kept between runs, so the kit's objects compile once per slot 
 recompiles only its own files) while the GPU grades the ones already built. With timing on, one
 submission is graded at a time, so that no two timings share the GPU; correctness only
 (--no-perf), up to --jobs gradings run at once (the work is mostly the CPU's: reading answers,
-comparing, writing them).
+comparing, writing them). With timing on, the builds run at the lowest CPU priority (nice 19):
+the one grading being timed gets the cores, and its CPU times are compared with the
+reference's only when the machine held still (rubric.py).
 
 Build isolation: each student file compiles on its own (ninja -k 0 over the files' objects). A
 file that does not compile is replaced by the starter's, so everything else still links and is
@@ -389,7 +391,7 @@ class Pipeline:
     def ninja(self, bdir, targets, confine, keep_going=False, timeout=BUILD_TIMEOUT_S):
         """A slot's build, quiet, on its share of the cores."""
         return ninja(bdir, targets, echo=False, jobs=max(1, cpus() // self.jobs), confine=confine,
-                     keep_going=keep_going, progress=False, timeout=timeout)
+                     keep_going=keep_going, progress=False, timeout=timeout, background=self.timing)
 
     @staticmethod
     def shown(text, staged):

@@ -92,14 +92,18 @@ class BuildProgress:
             sys.stdout.flush()
 
 
+BACKGROUND_NICENESS = 19  # the lowest priority: the CPU scheduler gives it what others leave
+
+
 def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=False, progress=True,
-          timeout=BUILD_TIMEOUT_S):
+          timeout=BUILD_TIMEOUT_S, background=False):
     """Builds targets (everything when empty). Returns (ok, output). With echo, ninja's output
     is shown as it comes; without, a progress line stands for it, or nothing without progress
     (builds running side by side, grade-all). confine (a sandbox.CompileSandbox), when given,
     runs ninja inside it: a submission's build. keep_going: build every target that can be
     built (ninja -k 0), so that the output names every one that cannot. timeout: seconds, after
-    which ninja and its compilers are killed."""
+    which ninja and its compilers are killed. background: at the lowest CPU priority (nice 19),
+    beside a grading whose CPU times must not feel it (grade-all with timing)."""
     tool = shutil.which("ninja")
     if not tool:
         raise LabkitError("ninja is not installed: run ./labkit setup")
@@ -108,6 +112,8 @@ def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=
     limits = None
     if confine:
         cmd, limits = confine.wrap(cmd), confine.limits
+    if background:
+        cmd = ["nice", "-n", str(BACKGROUND_NICENESS)] + cmd
     if echo:
         show_cmd(cmd)
         rc, out, timed_out = capture(cmd, timeout=timeout, echo=True, limits=limits)
