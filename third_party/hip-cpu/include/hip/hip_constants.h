@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-inline constexpr int warpSize{64}; // TODO: this is untrue and a problem.
+inline constexpr int warpSize{32}; // labkit: CUDA's warp (the kit's kernels and their shuffles assume 32 lanes)
 
 inline const auto HIP_LAUNCH_PARAM_BUFFER_POINTER{reinterpret_cast<void*>(1)};
 inline const auto HIP_LAUNCH_PARAM_BUFFER_SIZE{reinterpret_cast<void*>(2)};

@@ -60,6 +60,7 @@ namespace hip
             // FRIENDS
             friend class Tile;
             friend class Tiled_domain;
+            friend class Block_scheduler;  // labkit: sets each fiber's id to its thread's
 
             // FRIENDS - COMPUTATIONAL BASIS
             friend

@@ -28,17 +28,17 @@ namespace hip
     namespace detail
     {
         inline
-        std::uint64_t ballot(std::int32_t x) noexcept
+        std::uint64_t ballot(std::int32_t x, std::uint32_t mask = ~0u) noexcept
         {
             const auto tidx{id(Fiber::this_fiber()) % warpSize};
 
             Tile::predicate()[tidx] = x;
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             const auto r{Tile::predicate().to_ullong()};
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             return r;
         }
@@ -205,78 +205,78 @@ namespace hip
 
         template<typename T>
         inline
-        T shuffle(T x, std::int32_t src, std::int32_t w) noexcept
+        T shuffle(T x, std::int32_t src, std::int32_t w, std::uint32_t mask = ~0u) noexcept
         {
             const auto tidx{id(Fiber::this_fiber()) % warpSize};
 
             Tile::scratchpad<T>()[tidx] = x;
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             const auto sidx{static_cast<std::int32_t>((tidx / w * w) + src)};
             const auto r{
                 (src < 0 || sidx >= w) ? x : Tile::scratchpad<T>()[sidx]};
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             return r;
         }
 
         template<typename T>
         inline
-        T shuffle_down(T x, std::int32_t dx, std::int32_t w) noexcept
+        T shuffle_down(T x, std::int32_t dx, std::int32_t w, std::uint32_t mask = ~0u) noexcept
         {   // TODO: incorrect with large negative offsets, revisit.
             // TODO: should probably consider using partial barriers.
             const auto tidx{id(Fiber::this_fiber()) % warpSize};
 
             Tile::scratchpad<T>()[tidx] = x;
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             const auto sidx{static_cast<std::int32_t>((tidx / w * w) + (tidx % w) + dx)};
             const auto r{
                 (sidx < 0 || sidx >= w) ? x : Tile::scratchpad<T>()[sidx]};
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             return r;
         }
 
         template<typename T>
         inline
-        T shuffle_up(T x, std::int32_t dx, std::int32_t w) noexcept
+        T shuffle_up(T x, std::int32_t dx, std::int32_t w, std::uint32_t mask = ~0u) noexcept
         {   // TODO: incorrect with large negative offsets, revisit.
             // TODO: should probably consider using partial barriers.
             const auto tidx{id(Fiber::this_fiber()) % warpSize};
 
             Tile::scratchpad<T>()[tidx] = x;
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             const auto sidx{static_cast<std::int32_t>((tidx / w * w) + (tidx % w) - dx)};
             const auto r{
                 (sidx < 0 || sidx >= w) ? x : Tile::scratchpad<T>()[sidx]};
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             return r;
         }
 
         template<typename T>
         inline
-        T shuffle_xor(T x, std::int32_t src, std::int32_t w) noexcept
+        T shuffle_xor(T x, std::int32_t src, std::int32_t w, std::uint32_t mask = ~0u) noexcept
         {   // TODO: probably incorrect, revisit.
             // TODO: should probably consider using partial barriers.
             const auto tidx{id(Fiber::this_fiber()) % warpSize};
 
             Tile::scratchpad<T>()[tidx] = x;
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             const auto sidx{static_cast<std::int32_t>(((tidx / w * w) + (tidx % w)) ^ src)};
             const auto r{(src < 0) ? x : Tile::scratchpad<T>()[sidx]};
 
-            Tile::this_tile().barrier();
+            Tile::this_tile().warp_barrier(mask);
 
             return r;
         }

@@ -8,6 +8,7 @@
     #error Private HIP-CPU RT implementation headers must not be included directly.
 #endif
 
+#include "block_scheduler.hpp"
 #include "coordinates.hpp"
 #include "fiber.hpp"
 #include "helpers.hpp"
@@ -27,11 +28,6 @@ namespace hip
 {
     namespace detail
     {
-        namespace this_tile
-        {
-            inline thread_local bool has_barrier{false};
-        } // Namespace hip::detail::this_tile;
-
         class Tiled_domain; // Forward declaration.
 
         // BEGIN CLASS TILE
@@ -93,8 +89,6 @@ namespace hip
             Tile& this_tile_() noexcept;
         public:
             // STATICS
-            static
-            decltype(auto) fibers() noexcept;
             template<
                 typename F,
                 typename... Args,
@@ -132,6 +126,9 @@ namespace hip
             // ACCESSORS
             __forceinline__
             void barrier() const noexcept;
+            // labkit: a warp barrier (shuffles, votes, __syncwarp): the lanes of `mask` meet.
+            __forceinline__
+            void warp_barrier(std::uint32_t mask) const noexcept;
             constexpr
             const Tiled_domain& domain() const noexcept;
             constexpr
@@ -409,55 +406,23 @@ namespace hip
         };
 
         // BEGIN DEPENDENT MEMBERS OF CLASS TILE
-        // STATICS
-        inline
-        decltype(auto) Tile::fibers() noexcept
-        {
-            static thread_local std::vector<Fiber> r{Fiber::main()};
-            struct D {
-                D() noexcept
-                {
-                    static constexpr auto max_fiber_cnt{1024u};
-
-                    r.reserve(max_fiber_cnt);
-                }
-                ~D()
-                {
-                    for (auto i = 1u; i != std::size(r); ++i) {
-                        co_delete(native_handle(r[i]));
-                    }
-                }
-            } static thread_local const deleter{};
-
-            while (std::size(r) < count(this_tile().dimensions())) {
-                r.push_back(Fiber::make(256, []() {
-                    while (true) {
-                        this_tile().domain().kernel()();
-
-                        const auto f1{id(Fiber::this_fiber())};
-                        const auto f2{
-                            (f1 + 1) % count(this_tile().dimensions())};
-
-                        Fiber::yield(r[f2]);
-                    }
-                }));
-            }
-
-            return static_cast<const std::vector<Fiber>&>(r);
-        }
-
         // ACCESSORS
+        // labkit: the threads park in the block scheduler (block_scheduler.hpp) instead of
+        // handing over to the next fiber.
         inline
         void Tile::barrier() const noexcept
         {
             if (count(dimensions()) == 1) return;
 
-            hip::detail::this_tile::has_barrier = true;
+            Block_scheduler::here().syncthreads();
+        }
 
-            const auto f0{id(Fiber::this_fiber())};
-            const auto f1{(f0 + 1) % count(dimensions())};
+        inline
+        void Tile::warp_barrier(std::uint32_t mask) const noexcept
+        {
+            if (count(dimensions()) == 1) return;
 
-            Fiber::yield(Tile::fibers()[f1]);
+            Block_scheduler::here().syncwarp(mask);
         }
 
         inline
@@ -593,23 +558,16 @@ namespace hip
                 cbegin(),
                 cend(),
                 make_tile_fn_([&](auto&& tile) noexcept {
+                // labkit: every thread of the block runs as a fiber of the block scheduler.
+                const auto& b{index(tile)};
+                const auto& c{tile_count()};
+                const auto linear{
+                    b.x + c.x * (static_cast<std::uint64_t>(b.y) +
+                    static_cast<std::uint64_t>(c.y) * b.z)};
                 Tile::this_tile_() = std::move(tile);
-                this_tile::has_barrier = false;
 
-                std::apply(fn, args);
-
-                if (this_tile::has_barrier) {
-                    Fiber::yield(Tile::fibers()[1]);
-                } else {
-                    __HIP_VECTORISED_LOOP__
-                    for (auto i = 1u; i < count(tile_dimensions()); ++i) {
-                        Fiber::this_fiber_().set_id_(i);
-
-                        std::apply(fn, args);
-                    }
-                }
-
-                Fiber::this_fiber_().set_id_(0u);
+                Block_scheduler::here().run(
+                    count(tile_dimensions()), linear, kernel());
             }));
         }
 

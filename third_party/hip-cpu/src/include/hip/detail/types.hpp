@@ -55,14 +55,14 @@ namespace hip
             constexpr
             Dim3 extrude(const Dim3& x, std::uint32_t flat_index) noexcept
             {
-                if (flat_index == 0u) return {0, 0, 0};
+                // labkit: x varies fastest, as in CUDA and HIP (upstream had z fastest), so that
+                // a warp is 32 consecutive threads along x.
                 if (x.y == 1 && x.z == 1) return {flat_index, 0, 0};
 
-                const auto a{flat_index / (x.y * x.z)};
-                const auto b{(flat_index - a * x.y * x.z) / x.z};
-                const auto c{flat_index - a * x.y * x.z - b * x.z};
-
-                return {a, b, c};
+                return {
+                    flat_index % x.x,
+                    flat_index / x.x % x.y,
+                    flat_index / (x.x * x.y)};
             }
 
             // CREATORS
