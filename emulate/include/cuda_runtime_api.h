@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <limits>
 #include <algorithm>
@@ -223,28 +224,27 @@ inline bool valid_launch(const dim3& grid, const dim3& block, std::size_t shared
     return shared <= shared_limit().load();
 }
 
-// The order of a block's threads between barriers (third_party/hip-cpu's block scheduler), from
-// LABKIT_EMULATE_SCHEDULE: in-order (the default), reversed, or shuffled:SEED. Read once, at the
-// first launch; an unknown value stops the runner, since a run under another schedule than asked
-// would pass a kernel the asked one fails.
-inline void schedule_from_environment() {
-    static const bool once = [] {
-        const char* v = std::getenv("LABKIT_EMULATE_SCHEDULE");
-        const std::string s = v ? v : "in-order";
-        auto& schedule = ::hip::detail::block_schedule();
-        if (s == "in-order") {
-            schedule = {::hip::detail::Block_order::in_order, 0};
-        } else if (s == "reversed") {
-            schedule = {::hip::detail::Block_order::reversed, 0};
-        } else if (s.rfind("shuffled:", 0) == 0 && s.size() > 9 && s.find_first_not_of("0123456789", 9) == std::string::npos) {
-            schedule = {::hip::detail::Block_order::shuffled, std::stoull(s.substr(9))};
-        } else {
-            std::fprintf(stderr, "LABKIT_EMULATE_SCHEDULE=%s: expected in-order, reversed or shuffled:SEED\n", s.c_str());
-            std::exit(2);
+// The order of a block's threads between barriers (third_party/hip-cpu's block scheduler), as
+// `runner check --schedule` names it (grader/protocol.hpp): in-order (the default), reversed, or
+// shuffled:SEED. Set before the first launch. Any other name throws std::invalid_argument: a run
+// under another schedule than asked would pass a kernel the asked one fails.
+inline void set_schedule(const std::string& s) {
+    auto& schedule = ::hip::detail::block_schedule();
+    constexpr std::size_t kShuffled = sizeof "shuffled:" - 1;
+    if (s == "in-order") {
+        schedule = {::hip::detail::Block_order::in_order, 0};
+    } else if (s == "reversed") {
+        schedule = {::hip::detail::Block_order::reversed, 0};
+    } else if (s.rfind("shuffled:", 0) == 0 && s.size() > kShuffled &&
+               s.find_first_not_of("0123456789", kShuffled) == std::string::npos) {
+        try {
+            schedule = {::hip::detail::Block_order::shuffled, std::stoull(s.substr(kShuffled))};
+        } catch (const std::out_of_range&) {
+            throw std::invalid_argument("--schedule " + s + ": the seed is over 2^64 - 1");
         }
-        return true;
-    }();
-    (void)once;
+    } else {
+        throw std::invalid_argument("--schedule " + s + ": expected in-order, reversed or shuffled:SEED");
+    }
 }
 
 // What `kernel<<<grid, block, shared, stream>>>(args...)` becomes (emulate/translate.py): checks the
@@ -252,7 +252,6 @@ inline void schedule_from_environment() {
 // runs every block through HIP-CPU and waits for it.
 template <class Call, class... Args>
 void launch(dim3 grid, dim3 block, std::size_t shared, cudaStream_t, Call call, Args&&... args) {
-    schedule_from_environment();
     if (!valid_launch(grid, block, shared)) {
         record(cudaErrorInvalidConfiguration);
         return;
