@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""`grade --emulate` through a lab's grader: the GPU variants of an emulated runner (emulate/)
+run on the CPU, under the in-order, reversed and shuffled schedules of a block's threads.
+
+  emulate_selftest.py GRADER SOLUTION_RUNNER BROKEN_RUNNER GLOB BROKEN_GLOB [--sizes S]
+
+  - the solution's emulated runner: every variant matching GLOB reads pass-emulated (never
+    pass: no GPU passed it), is not timed, and the report says what emulation cannot show;
+  - BROKEN_RUNNER, the same solution with a kernel missing a barrier: some variant matching
+    BROKEN_GLOB fails, and its detail names the schedule that failed it;
+  - an emulated runner graded without --emulate is refused (exit 2): its verdicts would read as
+    a GPU's.
+Without a GPU or CUDA: the emulated runners are CPU programs. Slow to build (meson builds them
+only for this test: suite 'emulate', not in `./labkit test`'s default run).
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SCHEDULES = ("in-order", "reversed", "shuffled:")  # the grader's (grade.cpp), the shuffle's seed after it
+SEED = "4242"
+
+
+def fail(msg):
+    print("FAILED:", msg)
+    sys.exit(1)
+
+
+def grade(grader, runner, glob, sizes, workdir, *extra):
+    out = Path(workdir) / "result.json"
+    out.unlink(missing_ok=True)
+    cmd = [grader, "grade", "--runner", runner, "--sandbox", "off", "--variants", glob, "--sizes", sizes,
+           "--photos", "", "--seed", SEED, "--timeout", "60", "--perf-sizes", "64", "--runs", "1",
+           "--json", str(out), "--diff-dir", str(Path(workdir) / "diff"), *extra]
+    print("$", " ".join(map(str, cmd)), flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    print(proc.stdout)
+    return proc.returncode, (json.loads(out.read_text()) if out.is_file() else None), proc.stdout
+
+
+def students(report, glob_prefix):
+    rows = [v for v in report["variants"] if not v.get("reference") and v["kind"] == "gpu"]
+    if not rows:
+        fail(f"no GPU variant matched {glob_prefix}")
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("grader")
+    p.add_argument("solution")
+    p.add_argument("broken")
+    p.add_argument("glob")
+    p.add_argument("broken_glob")
+    p.add_argument("--sizes", default="33x17,300x7,1030x5")
+    a = p.parse_args()
+
+    with tempfile.TemporaryDirectory() as work:
+        # The solution: pass-emulated, timed nowhere, the caveat in the report.
+        rc, report, out = grade(a.grader, a.solution, a.glob, a.sizes, work, "--emulate")
+        if rc != 0 or report is None:
+            fail(f"the solution's emulated grading exited {rc}")
+        for v in students(report, a.glob):
+            if v["status"] != "pass-emulated":
+                fail(f"{v['name']}: {v['status']} ({v.get('detail')}), expected pass-emulated")
+            if not all(s in v["detail"] for s in SCHEDULES) or "shuffled:" + SEED not in v["detail"]:
+                fail(f"{v['name']}: its detail does not name the three schedules: {v['detail']}")
+        gpu_rows = students(report, a.glob)
+        gpu = {v["name"] for v in gpu_rows}
+        timed = sorted({p["variant"] for p in report.get("performance", [])} & gpu)
+        if timed:
+            fail(f"emulated GPU variants were timed: {timed}")
+        if not (report.get("environment") or {}).get("gpu_emulated"):
+            fail("the report's environment does not say what emulation cannot show (gpu_emulated)")
+        if "pass (emulated)" not in out or "cannot show" not in out:
+            fail("the grader's output does not show 'pass (emulated)' and what emulation cannot show")
+
+        # The missing barrier: caught under some schedule, which the detail names.
+        rc, report, _ = grade(a.grader, a.broken, a.broken_glob, a.sizes, work, "--emulate", "--no-perf")
+        if report is None:
+            fail(f"the broken runner's grading wrote no report (exit {rc})")
+        rows = students(report, a.broken_glob)
+        caught = [v for v in rows if v["status"] in ("fail", "error", "timeout")]
+        if rc != 1 or not caught:
+            fail(f"the missing barrier was not caught (exit {rc}): " + ", ".join(f"{v['name']} {v['status']}" for v in rows))
+        for v in caught:
+            if not any(s in v["detail"] for s in SCHEDULES):
+                fail(f"{v['name']}: its detail does not name the schedule that failed it: {v['detail']}")
+        if any(v["status"] == "pass" for v in rows):
+            fail("an emulated GPU variant reads pass, a GPU's verdict")
+
+        # A schedule the runner does not know is an error, never a run under its default order.
+        cmd = [a.solution, "check", gpu_rows[0]["exercise"], gpu_rows[0]["name"], "--manifest", str(Path(work) / "none"),
+               "--answers", work, "--schedule", "backwards"]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        if proc.returncode != 3 or "error\t--schedule backwards" not in proc.stdout:
+            fail(f"runner check --schedule backwards: exit {proc.returncode}, {proc.stdout.strip()!r}; expected "
+                 "exit 3 and an error naming the schedule")
+
+        # Without --emulate, the emulated runner is refused before anything runs.
+        rc, report, out = grade(a.grader, a.solution, a.glob, a.sizes, work, "--no-perf")
+        if rc != 2 or report is not None or "--emulate" not in out:
+            fail(f"an emulated runner graded without --emulate: exit {rc}, expected 2 and a message naming --emulate")
+    print("ok: pass (emulated) under three schedules, the missing barrier caught, the runner's kind checked")
+
+
+if __name__ == "__main__":
+    main()
