@@ -67,10 +67,38 @@ def kernel_start(text, pos):
     return i
 
 
+def code_mask(text):
+    """Per character, whether it is code: not in a comment, a string or a character literal, so
+    that a <<< in a comment (the starter's "the launch's third <<<>>> argument") is left alone.
+    A ' after a letter, digit or _ is a digit separator (1'000), not a literal."""
+    code = bytearray(b"\x01") * len(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+        elif c == '"' or (c == "'" and not (i and (text[i - 1].isalnum() or text[i - 1] == "_"))):
+            j = i + 1
+            while j < n and text[j] not in (c, "\n"):
+                j += 2 if text[j] == "\\" else 1
+            end = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        code[i:end] = bytes(end - i)
+        i = end
+    return code
+
+
 def translate_launches(text, path):
     out, done = [], 0
+    code = code_mask(text)
     for m in LAUNCH.finditer(text):
-        if m.start() < done:
+        if m.start() < done or not code[m.start()]:
             continue
         start = kernel_start(text, m.start())
         kernel = text[start:m.start()].strip()
