@@ -26,6 +26,9 @@ def cmd_grade(args):
         raise LabkitError("--solution and --submission exclude each other")
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         check_output_file(path, option)  # before hours of grading, not after
+    if args.emulate and (args.submission or args.sanitize):
+        raise UsageError("--emulate grades this checkout's tree (or --solution): not with "
+                         + ("--submission" if args.submission else "--sanitize, which watches a GPU"))
     if args.sanitize:
         if args.submission:
             raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")

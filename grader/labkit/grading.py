@@ -11,7 +11,7 @@ import time
 
 from . import reports
 from .build import build_dir_of, make, open_build
-from .programs import build_grader, list_variants, runner_options, runner_sandbox
+from .programs import build_grader, list_variants, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd
 
@@ -42,6 +42,8 @@ def grader_options(args):
         out.append("--quick")
     if getattr(args, "python_simulate", False):
         out.append("--python-simulate")
+    if getattr(args, "emulate", False):
+        out.append("--emulate")
     return out
 
 
@@ -174,14 +176,15 @@ def grade_lab(build, lab, args, sandbox):
     (reports.flag_fast_timings). Returns (student report or None, solution report or None)."""
     grader = build_grader(build, lab)
     student = solution = None
+    runner_target, sol_target = runner_targets(lab, getattr(args, "emulate", False))
     sol_runner, sol_err, sol_variants = None, "", []
-    if lab.solution_runner:
-        sol_runner, sol_err = make(build.dir, lab.solution_runner)
+    if sol_target:
+        sol_runner, sol_err = make(build.dir, sol_target)
         if sol_runner is not None:
             sol_variants = list_variants(grader, sol_runner, sandbox)
     elif args.solution:
         raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
-    runner, err = (None, "") if args.solution else make(build.dir, lab.runner)
+    runner, err = (None, "") if args.solution else make(build.dir, runner_target)
     if runner or sol_runner:
         validate_options(grader, runner or sol_runner, args, sandbox)
     if not args.solution:
@@ -216,9 +219,18 @@ def grade_default(args, labs, sandbox):
     if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
         args.seed = int.from_bytes(os.urandom(4), "little")
     build = open_build(build_dir_of(args))
+    names = build.select(labs)
+    if getattr(args, "emulate", False):  # every lab asked for has an emulated runner, before any is graded
+        covered = [l.name for l in build.labs if l.emulated_runner]
+        missing = [n for n in names if n not in covered]
+        if missing and covered:
+            raise UsageError(f"--emulate: {', '.join(missing)} cannot be emulated yet; the labs that can: "
+                             f"{', '.join(covered)} (name them: ./labkit grade {' '.join(covered)} --emulate)")
+        for name in missing:
+            runner_targets(build.lab(name), True)  # none emulated: its message says why
     say(f"sandbox of the runners: {sandbox.label}")
     runs, exit_status = [], 0
-    for name in build.select(labs):
+    for name in names:
         say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
         student, solution = grade_lab(build, build.lab(name), args, sandbox)
         runs += [r for r in (student, solution) if r is not None]

@@ -87,6 +87,19 @@ def runner_target(lab, solution):
     return lab.solution_runner
 
 
+def runner_targets(lab, emulate=False):
+    """(student runner, solution runner) targets of lab (a build.Lab), the solution's "" when it
+    is not built; with emulate, the emulated runners (their GPU variants on the CPU: emulate/),
+    built only when asked for (minutes of compile each)."""
+    if not emulate:
+        return lab.runner, lab.solution_runner
+    if not lab.emulated_runner:
+        raise LabkitError(f"--emulate: this build has no emulated runner of {lab.name} (CPU emulation needs "
+                          "TBB: apt-get install libtbb-dev, then ./labkit build; emulate/meson.build lists "
+                          "the labs it covers)")
+    return lab.emulated_runner, lab.solution_emulated_runner
+
+
 def lab_programs(build, lab_name, solution=False):
     """(grader, runner) of lab_name in build, both built; the reference's runner with solution.
     For the commands that need both or nothing (run, list, --sanitize)."""

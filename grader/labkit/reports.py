@@ -15,9 +15,10 @@ from .util import ANSI_RE, say, write_atomic
 FAILING = {"fail", "timeout", "crash", "error", "build-error"}
 # Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
 UNCHECKED = {"not-run", "skipped"}
+# pass-emulated: a GPU variant right on the CPU (grade --emulate), never a GPU's pass (grader/verdict.hpp).
 SHOWN = {
-    "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
-    "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
+    "pass": "pass", "pass-emulated": "pass (emulated)", "fail": "FAIL", "todo": "TODO", "not-run": "not run",
+    "skipped": "skipped", "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
 }
 
 
@@ -177,6 +178,9 @@ def student_summary(report):
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
         parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
                      f"checked here ({why}): check them on a GPU")
+    caveat = (report.get("environment") or {}).get("gpu_emulated")
+    if "pass-emulated" in seen and caveat:  # the grader's words for what emulation cannot show
+        parts.append(caveat)
     return "; ".join(parts)
 
 
@@ -339,7 +343,7 @@ def print_details(report, title):
     one line in all when every variant failed the same way (a crash or timeout of the process);
     then one line per flag of a variant (timing flagged for review)."""
     bad = [v for v in report.get("variants", [])
-           if v.get("status") not in ("pass", "todo", "not-run", "skipped", "build-error")]
+           if v.get("status") not in ("pass", "pass-emulated", "todo", "not-run", "skipped", "build-error")]
     why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
         f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
     if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:
