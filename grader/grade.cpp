@@ -632,11 +632,9 @@ void validate_variants(const GradeOptions& o, const Exercises& exercises) {
     const WorkDir work(0);
     const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s);
     const auto all = list_variants(runner, exercises);
-    // The native runner's GPU variants are all emulated, or none are (emulate/meson.build).
-    const auto native_gpu = std::find_if(all.begin(), all.end(), [](const RunnerVariant& v) {
-        return !v.reference && v.program == 0 && v.kind == "gpu";
-    });
-    if (native_gpu != all.end() && native_gpu->emulated != o.emulate)
+    // An emulated runner (emulate/meson.build) lists every GPU variant as emulated; any other, none.
+    const bool emulated = std::any_of(all.begin(), all.end(), [](const RunnerVariant& v) { return v.emulated; });
+    if (emulated != o.emulate)
         throw std::invalid_argument(o.emulate ? "--emulate: the runner " + o.runner.program +
                                                     " is not an emulated one (./labkit grade --emulate builds it)"
                                               : "the runner " + o.runner.program +

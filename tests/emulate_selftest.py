@@ -2,14 +2,14 @@
 """`grade --emulate` through a lab's grader: the GPU variants of an emulated runner (emulate/)
 run on the CPU, under the in-order, reversed and shuffled schedules of a block's threads.
 
-  emulate_selftest.py GRADER SOLUTION_RUNNER BROKEN_RUNNER GLOB BROKEN_GLOB [--sizes S]
+  emulate_selftest.py GRADER SOLUTION_RUNNER BROKEN_RUNNER PLAIN_RUNNER GLOB BROKEN_GLOB [--sizes S]
 
   - the solution's emulated runner: every variant matching GLOB reads pass-emulated (never
     pass: no GPU passed it), is not timed, and the report says what emulation cannot show;
   - BROKEN_RUNNER, the same solution with a kernel missing a barrier: some variant matching
     BROKEN_GLOB fails, and its detail names the schedule that failed it;
   - an emulated runner graded without --emulate is refused (exit 2): its verdicts would read as
-    a GPU's.
+    a GPU's; and so is PLAIN_RUNNER (the solution's runner, not emulated) with --emulate.
 Without a GPU or CUDA: the emulated runners are CPU programs. Slow to build (meson builds them
 only for this test: suite 'emulate', not in `./labkit test`'s default run).
 """
@@ -53,6 +53,7 @@ def main():
     p.add_argument("grader")
     p.add_argument("solution")
     p.add_argument("broken")
+    p.add_argument("plain")
     p.add_argument("glob")
     p.add_argument("broken_glob")
     p.add_argument("--sizes", default="33x17,300x7,1030x5")
@@ -104,6 +105,9 @@ def main():
         rc, report, out = grade(a.grader, a.solution, a.glob, a.sizes, work, "--no-perf")
         if rc != 2 or report is not None or "--emulate" not in out:
             fail(f"an emulated runner graded without --emulate: exit {rc}, expected 2 and a message naming --emulate")
+        rc, report, out = grade(a.grader, a.plain, "*", a.sizes, work, "--no-perf", "--emulate")
+        if rc != 2 or report is not None or "not an emulated one" not in out:
+            fail(f"a runner that is not emulated, graded with --emulate: exit {rc}, expected 2 and a message saying so")
     print("ok: pass (emulated) under three schedules, the missing barrier caught, the runner's kind checked")
 
 
