@@ -282,7 +282,9 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
 
 // The orders in which an emulated block's threads run between barriers (the runner's --schedule):
 // a kernel missing a barrier gives a wrong output under at least one of them.
-std::vector<std::string> schedules(std::uint64_t seed) { return {"in-order", "reversed", "shuffled:" + std::to_string(seed)}; }
+std::vector<std::string> schedules(std::uint64_t seed) {
+    return {"in-order", "reversed", "shuffled:" + std::to_string(seed)};
+}
 
 // An emulated GPU variant (--emulate): checked once under each schedule, the seed's shuffle the
 // last; the first schedule that does not pass gives the verdict, named in its detail. Passing
