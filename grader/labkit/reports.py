@@ -15,6 +15,9 @@ from .util import ANSI_RE, say, write_atomic
 FAILING = {"fail", "timeout", "crash", "error", "build-error"}
 # Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
 UNCHECKED = {"not-run", "skipped"}
+# Where a student finds this course's GPUs (the instructor fills it in). A no-GPU message that
+# points there takes the path from here: one home for it.
+GPU_TIME_DOC = "docs/gpu_time.md"
 SHOWN = {
     "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
     "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
@@ -176,7 +179,7 @@ def student_summary(report):
     if not_run:
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
         parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
-                     f"checked here ({why}): check them on a GPU")
+                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC})")
     return "; ".join(parts)
 
 
