@@ -23,7 +23,8 @@ stopped at the end, always.
       files of results/ written, the same variants and statuses, the same exit status, the
       job's state and the grader's progress lines shown; then a job cancelled (scancel) once
       the grader's first progress line has come: exit status 1, "job N CANCELLED", results/
-      unchanged.
+      unchanged. Before those, without Slurm: the reports of a job brought into a results
+      folder (slurm_grade.bring_back), a failure's diff image and the paths naming it included.
 
 Exit status: 0 when all is well, 1 on a failed check, 77 (skipped) when Slurm cannot start here
 (not root, no packages, a daemon that dies) or the build lacks the graders.
@@ -508,9 +509,35 @@ def run_and_cancel(cmd, env, pattern, cancel, limit):
     return proc.wait(), out.decode(errors="replace"), called
 
 
-def part_c(cluster, build_dir):
+def check_bring_back(tmp):
+    """slurm_grade.bring_back, into a results folder of tmp: a staged student report with a
+    failure's diff image replaces an earlier one (its diff images too), the paths inside it
+    rewritten; the reference's report, not graded again, stays."""
+    stage, results = tmp / "stage", tmp / "results"
+    staged = stage / "results"
+    png = staged / "diff" / f"{LAB}-student" / "gpu-01_case.png"
+    png.parent.mkdir(parents=True)
+    png.write_bytes(b"\x89PNG\r\n")
+    (staged / f"{LAB}-student.json").write_text(json.dumps({"variants": [{"status": "fail", "diff": str(png)}]}))
+    (staged / f"{LAB}-student.md").write_text(f"first mismatch: {png}\n")
+    (results / "diff" / f"{LAB}-student").mkdir(parents=True)
+    (results / "diff" / f"{LAB}-student" / "earlier.png").write_bytes(b"")
+    for name in (f"{LAB}-student.csv", f"{LAB}-solution.json"):
+        (results / name).write_text("earlier")
+    slurm_grade.bring_back(stage, {"exit_status": 1, "reports": [[LAB, "student"]]}, {}, results=results)
+    got = sorted(str(p.relative_to(results)) for p in results.rglob("*") if p.is_file())
+    expect(got == [f"diff/{LAB}-student/gpu-01_case.png", f"{LAB}-solution.json", f"{LAB}-student.json",
+                   f"{LAB}-student.md"], f"bring_back replaces the student's report and diff images: {got}")
+    moved = results / "diff" / f"{LAB}-student" / "gpu-01_case.png"
+    expect(json.loads((results / f"{LAB}-student.json").read_text())["variants"][0]["diff"] == str(moved)
+           and (results / f"{LAB}-student.md").read_text() == f"first mismatch: {moved}\n",
+           "the paths inside the reports name results/, not the job's folder")
+
+
+def part_c(cluster, tmp, build_dir):
     """(c), the kit's results/ of LAB's reference put back as they were at the end."""
     print(f"\n=== (c) ./labkit grade {LAB} --slurm: a student's own grading as one job", flush=True)
+    check_bring_back(tmp / "c")
     mine = lambda p: p.startswith((f"{LAB}-solution", f"diff/{LAB}-solution"))
     saved = {p: (ROOT / "results" / p).read_bytes() for p in results_files() if mine(p)}
     try:
@@ -663,7 +690,7 @@ def main():
         if "b" in parts:
             part_b(cluster, tmp, build_dir)
         if "c" in parts:
-            part_c(cluster, build_dir)
+            part_c(cluster, tmp, build_dir)
         print("\nall ok")
     except Failed:
         status = 1

@@ -32,18 +32,18 @@ import time
 from pathlib import Path
 
 from . import slurm
-from .build import build_dir_of
+from .build import build_dir_of, is_configured
 from .grading import FINISHED, STAGED_RESULTS
-from .util import RESULTS, ROOT, LabkitError, rel, say, write_atomic
+from .util import RESULTS, ROOT, LabkitError, UsageError, rel, say, write_atomic
 
 SCRIPT = "grade.sbatch"
 LOG = "job.log"
 # --json FILE and --csv FILE of the job, in STAGE, moved to FILE when it has finished.
 RUN_OUTPUTS = {"json": "run.json", "csv": "run.csv"}
 # grade options never handed to the job: about Slurm, what happens here after the job
-# (--plots, --json, --csv), what the job is given by this module (--stage-dir), the labs
-# (positionals, after --), and what --slurm refuses (commands.cmd_grade).
-_LEFT_OUT = slurm.DESTS | {"help", "labs", "plots", "json", "csv", "stage_dir", "submission", "sanitize", "work_dir"}
+# (--plots, --json, --csv), what this module gives the job (--stage-dir) and the labs
+# (positionals, after --). (commands.cmd_grade refuses --submission and --sanitize with --slurm.)
+_LEFT_OUT = slurm.DESTS | {"help", "labs", "plots", "json", "csv", "stage_dir"}
 POLL_S = 2.0  # how often Slurm is asked about the job (one scontrol call)
 READ_S = 0.5  # how often the job's log is read (a file on the shared file system)
 # How long a job's files may take to show here after its end: a network file system's
@@ -163,38 +163,39 @@ def _finished(stage, wait):
         time.sleep(1)
 
 
-def _relocate(text, staged):
-    """Text of a staged report with its folder's name, staged, replaced by results/'s (absolute,
+def _relocate(text, staged, results):
+    """Text of a staged report with its folder's name, staged, replaced by results's (absolute,
     as JSON escapes it, and relative to the kit)."""
-    for old, new in ((str(staged), str(RESULTS)), (json.dumps(str(staged))[1:-1], json.dumps(str(RESULTS))[1:-1]),
-                     (rel(staged), rel(RESULTS))):
+    for old, new in ((str(staged), str(results)), (json.dumps(str(staged))[1:-1], json.dumps(str(results))[1:-1]),
+                     (rel(staged), rel(results))):
         text = text.replace(old, new)
     return text
 
 
-def _put(src, dest, staged):
+def _put(src, dest, staged, results):
     if src.suffix in TEXT_SUFFIXES:
-        write_atomic(dest, _relocate(src.read_text(errors="surrogateescape"), staged).encode(errors="surrogateescape"))
+        write_atomic(dest, _relocate(src.read_text(errors="surrogateescape"), staged, results)
+                     .encode(errors="surrogateescape"))
     else:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(src), str(dest))
 
 
-def bring_back(stage, finished, outputs):
-    """The job's reports into results/ as a local grade leaves them (see the module's docstring);
+def bring_back(stage, finished, outputs, results=RESULTS):
+    """The job's reports into results as a local grade leaves them (see the module's docstring);
     outputs: {RUN_OUTPUTS name: the file the user asked for}."""
     staged = stage / STAGED_RESULTS
     for lab, label in finished.get("reports", []):
         stem = f"{lab}-{label}"
         for suffix in (".json", ".md", ".csv"):
-            (RESULTS / (stem + suffix)).unlink(missing_ok=True)
-        shutil.rmtree(RESULTS / "diff" / stem, ignore_errors=True)
+            (results / (stem + suffix)).unlink(missing_ok=True)
+        shutil.rmtree(results / "diff" / stem, ignore_errors=True)
     files = [p for p in staged.rglob("*") if p.is_file()] if staged.is_dir() else []
     for src in sorted(files, key=lambda p: (p.suffix == ".json", str(p))):  # the JSON reports last
-        _put(src, RESULTS / src.relative_to(staged), staged)
+        _put(src, results / src.relative_to(staged), staged, results)
     for name, target in outputs.items():
         if (stage / RUN_OUTPUTS[name]).is_file():
-            _put(stage / RUN_OUTPUTS[name], Path(target), staged)
+            _put(stage / RUN_OUTPUTS[name], Path(target), staged, results)
             say(f"wrote {target}")
 
 
@@ -220,7 +221,11 @@ def _scancel(job_id):
 def grade_on_slurm(args):
     """grade --slurm (see the module's docstring): returns the grading's exit status, or raises a
     LabkitError when the job did not finish it."""
-    folder = build_dir_of(args) / "slurm-grade"
+    build = build_dir_of(args)
+    if not is_configured(build):  # the job's folder goes there; a job would configure it on its node
+        raise UsageError(f"{rel(build)} is not a configured build: run ./labkit setup here first "
+                         "(once), then grade --slurm")
+    folder = build / "slurm-grade"
     folder.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=folder))
     grade_args = slurm.forwarded_args(args, "grade", _LEFT_OUT)
@@ -248,10 +253,12 @@ def grade_on_slurm(args):
         raise
     state = (info or {}).get("JobState")
     # The grading finished when the job ended by itself, with the grading's exit status (0, or 1:
-    # a variant failed) and its finished.json, which a network file system may show late.
+    # a variant failed) and its finished.json, which a network file system may show late (not
+    # waited for where the job wrote no report: it failed before it graded).
     finished = None
     if state in ("COMPLETED", "FAILED") or info is None:
-        late = state == "COMPLETED" or info is None or info.get("ExitCode") == "1:0"
+        late = state == "COMPLETED" or info is None or (info.get("ExitCode") == "1:0"
+                                                         and (stage / STAGED_RESULTS).is_dir())
         finished = _finished(stage, FILES_WAIT_S if late else 0)
     if finished is None:
         shutil.rmtree(stage / STAGED_RESULTS, ignore_errors=True)
