@@ -24,6 +24,7 @@
 #include "labkit/digest.hpp"
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
+#include "labkit/gpu_limits.hpp"
 #include "labkit/guard.hpp"
 #include "labkit/launch.hpp"
 #include "labkit/image_io.hpp"
@@ -295,6 +296,30 @@ TEST_CASE("the process CPU clock counts running and ended threads, up to date", 
     CHECK(median >= 0.9);
     // Where each thread has a core of its own, all three are counted.
     if (std::thread::hardware_concurrency() >= 4) CHECK(median >= 2.5);
+}
+
+TEST_CASE("launch configurations: what no GPU starts, and what needs a newer one", "[common][launch]") {
+    using labkit::LaunchShape;
+    const auto problem = [](const LaunchShape& l, int sm = 75, std::size_t opted_in = 0) {
+        return labkit::launch_problem(l, sm, opted_in);
+    };
+    CHECK(problem({.grid_x = 100, .grid_y = 65535, .block_x = 32, .block_y = 32}).empty());
+    CHECK(problem({.block_x = 32, .block_y = 64}).find("2048") != std::string::npos);  // 2048 threads
+    CHECK_FALSE(problem({.block_x = 1, .block_z = 65}).empty());                      // z over 64
+    CHECK(problem({.grid_y = 65536}).find("65535") != std::string::npos);
+    CHECK_FALSE(problem({.grid_x = 0}).empty());  // an empty image must launch nothing
+    // Dynamic shared memory: 48 KB without opting in, then the architecture's own limit.
+    constexpr std::size_t kKib = 1024;
+    CHECK(problem({.shared_bytes = 48 * kKib}).empty());
+    CHECK(problem({.shared_bytes = 60 * kKib}).find("cudaFuncSetAttribute") != std::string::npos);
+    CHECK(problem({.shared_bytes = 60 * kKib}, 75, 60 * kKib).empty());
+    const LaunchShape big{.shared_bytes = 160 * kKib};
+    CHECK(problem(big, 75, 160 * kKib).find("sm_75 gives a block at most 64 KB") != std::string::npos);
+    CHECK(problem(big, 90, 160 * kKib).empty());
+    CHECK(labkit::newer_gpus_for(big, 75, 160 * kKib) == "sm_80, sm_87, sm_90, sm_100");
+    CHECK(labkit::newer_gpus_for({.block_x = 2048}, 75, 0).empty());  // no GPU at all
+    CHECK(labkit::arch_limits(86).max_shared_optin == 99 * kKib);
+    CHECK(labkit::arch_limits(61).sm == 75);  // older than any listed: the oldest the kit builds for
 }
 
 TEST_CASE("a noisy CPU measurement is stretched until it settles, within bounds", "[common][timing]") {
