@@ -357,6 +357,29 @@ def print_details(report, title):
             say(f"  {title} {v['name']}: note: {n}")
 
 
+def without_base(text, staged):
+    """text (compiler output, a variant's detail) as the student reads it: their files named
+    <lab>/<file>, not by the path of the build slot they were staged and compiled in."""
+    for base in {str(staged), str(Path(staged).resolve())}:
+        text = text.replace(base + "/", "")
+    return text
+
+
+def unstage(report, staged):
+    """report's student texts (details, flags, notes, cases) with the slot's path of the student
+    files left out (without_base): a runtime error names `convolution/01_global.cu:51`."""
+    for v in report.get("variants", []):
+        if isinstance(v.get("detail"), str):
+            v["detail"] = without_base(v["detail"], staged)
+        for texts in ("flags", "notes"):
+            if isinstance(v.get(texts), list):
+                v[texts] = [without_base(t, staged) if isinstance(t, str) else t for t in v[texts]]
+    for c in report.get("cases", []):
+        if isinstance(c, dict) and isinstance(c.get("detail"), str):
+            c["detail"] = without_base(c["detail"], staged)
+    return report
+
+
 def write_back(report):
     """Rewrites the JSON report a grader wrote (report["_file"]) with what labkit added to it
     (flags, the sandbox of the build), so that the file says what the summaries say."""
