@@ -1,19 +1,42 @@
 #include "labkit/gpu_timing.hpp"
 
+#include <string>
+#include <utility>
+
 namespace labkit {
 
 namespace {
-bool g_dry_run = false;  // one runner process does one thing: no threads share it
+bool g_dry_run = false;        // one runner process does one thing: no threads share it
+std::string g_launch_problem;  // a dry run's launch that the target would not start, not yet thrown
+std::string g_newer_gpus;      // the GPUs that would start it ("" when none would)
 }
 
 void set_dry_run(bool on) { g_dry_run = on; }
 bool dry_run() { return g_dry_run; }
 
+void note_launch_problem(std::string problem, std::string newer_gpus) {
+    if (!g_launch_problem.empty()) return;  // the first one: where it went wrong
+    g_launch_problem = std::move(problem);
+    g_newer_gpus = std::move(newer_gpus);
+}
+
+void throw_launch_problem(const std::string& where) {
+    if (g_launch_problem.empty()) return;
+    const std::string problem = std::exchange(g_launch_problem, {}), newer = std::exchange(g_newer_gpus, {});
+    if (!newer.empty())
+        throw NeedsNewerGpu(where + "needs a newer GPU than this build's target: " + problem + " (" + newer +
+                            " would start it)");
+    throw CudaError(where + "a launch no GPU would start: " + problem);
+}
+
 namespace detail {
 void on_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
-    if (g_dry_run) return;
-    throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + cudaGetErrorName(err) + " (" +
-                    cudaGetErrorString(err) + ") in " + expr);
+    const std::string where = std::string(file) + ":" + std::to_string(line) + ": ";
+    if (g_dry_run) {  // no device: every call fails; only a launch no GPU would start is an error
+        throw_launch_problem(where);
+        return;
+    }
+    throw CudaError(where + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " + expr);
 }
 }  // namespace detail
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -18,12 +19,14 @@ HostInfo query_host() {
         }
     }
     if (info.cpu_model.empty()) info.cpu_model = "unknown CPU";
-    info.threads = static_cast<int>(std::thread::hardware_concurrency());
+    info.threads = cores();
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     info.date = date;
     return info;
 }
+
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 }  // namespace labkit

@@ -1,7 +1,6 @@
 #include "grade.hpp"
 
 #include <fnmatch.h>
-#include <sched.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -12,7 +11,6 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "labkit/table.hpp"
 #include "report.hpp"
@@ -363,14 +361,6 @@ constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
 // note says.
 constexpr double kIdleShare = 0.1;
 
-// The cores this process may run on (its affinity mask: a cpuset or taskset narrows it).
-int usable_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) != 0) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return std::max(1, CPU_COUNT(&set));
-}
-
 // The note on a CPU variant whose measurement with the most threads kept few of them busy; "" if
 // none.
 std::string idle_threads_note(const std::vector<PerfLine>& lines) {
@@ -379,7 +369,7 @@ std::string idle_threads_note(const std::vector<PerfLine>& lines) {
         if (l.ms >= kBusyMinMs && (!most || l.threads > most->threads || (l.threads == most->threads && l.ms > most->ms)))
             most = &l;
     if (!most || most->threads < 2 || most->ms <= 0) return "";
-    const int usable = std::min(most->threads, usable_cores());
+    const int usable = std::min(most->threads, labkit::cores());
     const double busy = most->cpu_ms / most->ms;
     if (usable < 2 || busy >= 1 + kIdleShare * (usable - 1)) return "";
     char text[300];

@@ -12,7 +12,6 @@
 #include <map>
 #include <optional>
 #include <cstdio>
-#include <thread>
 
 #include "grade.hpp"
 #include "labkit/errors.hpp"
@@ -42,7 +41,7 @@ const CLI::Validator kPositive(
     "> 0", "positive");
 
 std::vector<int> thread_sweep() {
-    const int cores = std::max(1u, std::thread::hardware_concurrency());
+    const int cores = labkit::cores();
     std::vector<int> t;
     for (int n = 1; n < cores; n *= 2) t.push_back(n);
     t.push_back(cores);
@@ -275,7 +274,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                         "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
 
     std::string variant, input, output, raw;
-    int run_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int run_threads = labkit::cores();
     auto* run_cmd = app.add_subcommand(
         "run",
         "Runs one variant on one image (PNG, JPEG, PGM/PPM, BMP, TGA; colour becomes BT.601 gray) and writes a picture of\n"

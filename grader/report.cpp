@@ -456,7 +456,9 @@ void print_environment(const Report& r) {
         std::printf("GPU: %s\n", r.device.unavailable_reason.c_str());
     else
         std::printf("GPU: none (%s): GPU variants are not run here, never passed: 'TODO' when not written yet,\n"
-                    "     'not run' when written and compiled (check them on a GPU)\n",
+                    "     ERROR when a dry run on small images reaches a throw or a launch no GPU would start,\n"
+                    "     'not run' when written, compiled and through that dry run (check them on a GPU:\n"
+                    "     docs/gpu_time.md)\n",
                     r.device.unavailable_reason.c_str());
     std::printf("CPU: %s, %d threads; %s; seed %llu (rerun with --seed %llu)\n", r.host.cpu_model.c_str(),
                 r.host.threads, r.host.date.c_str(), static_cast<unsigned long long>(r.seed),

@@ -15,12 +15,15 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_timing.hpp"
 #include "exercise.hpp"
 #include "labkit/guard.hpp"
+#include "labkit/image_io.hpp"
 #include "process.hpp"
 #include "protocol.hpp"
 #if LABKIT_HAVE_CUDA
@@ -61,11 +64,20 @@ public:
     virtual bool has(const std::string& variant) const = 0;
     virtual void check(const std::string& variant, const CheckRequest& request, Reporter& report) const = 0;
     virtual void time(const std::string& variant, const TimeRequest& request, Reporter& report) const = 0;
-    // Without a GPU: calls a GPU variant on empty images with CUDA errors counted, not thrown
-    // (labkit::set_dry_run), so a step that is not written yet throws NotImplemented (TODO)
-    // and one that is written runs through: "compiled", not checked.
+    // Without a GPU: calls a GPU variant on non-empty images (kDryShapes) with CUDA errors
+    // counted, not thrown (labkit::set_dry_run), so that its host code runs to its launches: a
+    // step not written yet throws NotImplemented (TODO), one whose host code throws or launches
+    // what no GPU would start (launch_check.cpp) is an error, and one that runs through is
+    // "compiled", not checked.
     virtual void dry(const std::string& variant, Reporter& report) const = 0;
 };
+
+// The images a dry run calls a GPU step on: small and awkward (no multiple of any block size), a
+// single pixel, and the tallest and widest strips an image may be (labkit::kMaxImageSide), whose
+// grids must stay within CUDA's (a grid of one block per row is one too tall: labkit::kMaxGridY).
+// Only their sizes matter: no memory is allocated for them.
+inline constexpr std::pair<int, int> kDryShapes[] = {
+    {37, 19}, {1, 1}, {1, labkit::kMaxImageSide}, {labkit::kMaxImageSide, 1}};
 
 template <class C>
 class RunnerExerciseOf final : public RunnerExercise {
@@ -152,9 +164,34 @@ public:
             labkit::Workspace workspace;
             labkit::ImagePool pool(poison_byte<Out>());
             labkit::GpuContext ctx{nullptr, &workspace, &pool, nullptr};
-            const Params params = default_params_of<C>();
-            if (v.setup) v.setup(params, ctx);
-            v.gpu(labkit::View<const In>{}, labkit::View<Out>{}, params, ctx);
+            auto all = perf_params_of<C>();
+            all.push_back({"", default_params_of<C>()});
+            for (const auto& [label, params, on_request] : all) {
+                if (!applies_to<C>(variant, params)) continue;
+                if (v.setup) v.setup(params, ctx);
+                for (const auto& [w, h] : kDryShapes) {
+                    // Views of the right size over no memory: the device allocations a dry run
+                    // makes fail too, and no kernel runs, so nothing is ever read or written.
+                    const auto [ow, oh] = C::output_size(w, h, params);
+                    const labkit::View<const In> in{nullptr, w, h, static_cast<std::size_t>(w)};
+                    const labkit::View<Out> out{nullptr, ow, oh, static_cast<std::size_t>(ow)};
+                    const auto where = [&] {
+                        return " (" + std::string(variant) + " on a " + std::to_string(w) + "x" + std::to_string(h) +
+                               " image" + (label.empty() ? "" : ", " + label) + ", in a dry run without a GPU)";
+                    };
+                    try {
+                        v.gpu(in, out, params, ctx);
+                        labkit::throw_launch_problem("");  // a launch no check followed
+                    } catch (const labkit::NotImplemented&) {
+                        throw;  // TODO, whatever the size
+                    } catch (const labkit::NeedsNewerGpu& e) {
+                        report.send("skip", e.what() + where());  // a verdict, not an error
+                        return;
+                    } catch (const std::exception& e) {
+                        throw std::runtime_error(e.what() + where());
+                    }
+                }
+            }
 #endif
         }
         report.send("compiled", std::string(variant));

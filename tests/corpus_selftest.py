@@ -38,6 +38,8 @@ expect.json (see tests/corpus/README.md):
   variants_only_from_kit   its class row names only variants of the kit
   symlinks, pad, archive   made by this driver when it stages the entry (links to the kit,
                       oversized files, archives with hostile members)
+  edits               {file: [[old, new], ...]}: from_solution files with these texts replaced (each
+                      old must occur once): a deliberate mistake, kept as a small edit
   from_solution       student files handed in unchanged: copied from solutions/<lab>/ when the
                       entry is staged, rather than kept twice in the kit
 """
@@ -81,7 +83,7 @@ SANITIZER_BUDGET_S = 300  # compute-sanitizer on one variant, small sizes
 
 ENTRY_KEYS = {"about", "comment", "lab", "gpu", "grade_args", "expect", "honest", "notes_have", "log_max_bytes",
               "build_log_lacks", "results_lack", "class_lacks", "leaves_nothing", "network_silent",
-              "variants_only_from_kit", "symlinks", "pad", "archive", "from_solution"}
+              "variants_only_from_kit", "symlinks", "pad", "archive", "from_solution", "edits"}
 CONDITION_KEYS = {"status", "flagged", "noted", "detail_has", "detail_lacks", "perf_lacks_ms", "timing_vs_honest_min", "any_of"}
 ITEM_KEYS = CONDITION_KEYS | {"variants", "match", "or_sanitizer"}
 STATUSES = {"pass", "fail", "crash", "timeout", "error", "todo", "build-error", "not-run", "skipped"}
@@ -123,6 +125,10 @@ def validate(entry):
         return "'gpu' must be true or false"
     if not isinstance(s.get("grade_args", []), list):
         return "'grade_args' must be a list"
+    edits = s.get("edits", {})
+    if not isinstance(edits, dict) or set(edits) - set(s.get("from_solution", [])) or not all(
+            isinstance(e, list) and all(isinstance(p, list) and len(p) == 2 for p in e) for e in edits.values()):
+        return "'edits' must map files of from_solution to lists of [old, new] texts"
 
     def check_condition(c, where):
         unknown = set(c) - (ITEM_KEYS if where == "expect" else CONDITION_KEYS)
@@ -316,7 +322,13 @@ def stage_entry(entry, subs):
     shutil.copytree(entry.folder, dest, symlinks=True, ignore=shutil.ignore_patterns("expect.json"))
     for name in entry.from_solution or []:
         (dest / entry.lab).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / "solutions" / entry.lab / name, dest / entry.lab / name)
+        text = (ROOT / "solutions" / entry.lab / name).read_text()
+        for old, new in (entry.edits or {}).get(name, []):
+            if text.count(old) != 1:  # the solution changed under the entry: say so, never stage a no-op
+                raise ValueError(f"{entry.name}: edit of {name} expects {old!r} exactly once in the solution, "
+                                 f"found it {text.count(old)} times")
+            text = text.replace(old, new)
+        (dest / entry.lab / name).write_text(text)
     for rel, target in (entry.symlinks or {}).items():
         link = dest / rel
         link.parent.mkdir(parents=True, exist_ok=True)

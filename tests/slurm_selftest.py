@@ -17,6 +17,14 @@ stopped at the end, always.
       gradebook.csv must hold the same rows and points (time columns aside). The node runs both
       tasks at once: tasks that shared a build slot graded one student's code under another's
       name, which is why each task gets a work folder of its own.
+  (c) a student's `./labkit grade LAB --solution --no-perf --sizes 7x5,31x33 --slurm` (one job on
+      the CPU partition, --gres none): refused by sbatch with the default --gres gpu:1 (this
+      cluster has no GPU), results/ untouched; then graded locally and through Slurm: the same
+      files of results/ written, the same variants and statuses, the same exit status, the
+      job's state and the grader's progress lines shown; then a job cancelled (scancel) once
+      the grader's first progress line has come: exit status 1, "job N CANCELLED", results/
+      unchanged. Before those, without Slurm: the reports of a job brought into a results
+      folder (slurm_grade.bring_back), a failure's diff image and the paths naming it included.
 
 Exit status: 0 when all is well, 1 on a failed check, 77 (skipped) when Slurm cannot start here
 (not root, no packages, a daemon that dies) or the build lacks the graders.
@@ -24,16 +32,18 @@ Exit status: 0 when all is well, 1 on a failed check, 77 (skipped) when Slurm ca
 With --serve it only starts the cluster, for trying grade-all --slurm by hand: it prints the
 SLURM_CONF to export in another shell, and stops the cluster (and removes its folder) at Ctrl-C.
 
-    slurm_selftest.py [--build-dir DIR] [--keep] [--serve]
+    slurm_selftest.py [--build-dir DIR] [--keep] [--serve] [--only a,b,c]
 """
 
 import argparse
 import csv
 import ctypes
+import hashlib
 import io
 import json
 import os
 import re
+import selectors
 import shlex
 import shutil
 import signal
@@ -45,7 +55,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
-from labkit import slurm  # noqa: E402
+from labkit import slurm, slurm_grade  # noqa: E402
 from labkit.build import BuildInfo, kit_inputs, student_objects  # noqa: E402
 from labkit.util import ROOT, LabkitError  # noqa: E402
 
@@ -55,8 +65,10 @@ LAB = "integral_image"
 # results/submissions/<name>/, which this test removes at the end.
 NAMES = {"starter": "slurmtest-a_starter", "solution": "slurmtest-b_solution", "broken": "slurmtest-c_broken"}
 MARKER = "LABKIT_SLURM_SELFTEST"  # in the environment of every daemon and job of this run
-TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
-            "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
+# (c): a student's cheap grading, and where this cluster runs it (its one partition has no GPU).
+GRADE = ["grade", LAB, "--solution", "--no-perf", "--seed", "1"]
+SIZES = "7x5,31x33"
+ON_CLUSTER = ["--slurm", "--partition", "debug", "--gres", "none", "--time", "5"]
 
 
 class Skip(Exception):
@@ -231,7 +243,7 @@ class Cluster:
         while True:
             r = self.client("squeue", "-h", "-j", job_id, "-o", "%i %T")
             states = [l.split()[-1] for l in r.stdout.splitlines() if l.strip()]
-            if r.returncode == 0 and all(s in TERMINAL for s in states):
+            if r.returncode == 0 and all(s in slurm.TERMINAL_STATES for s in states):
                 break
             if r.returncode != 0 and "Invalid job id" in r.stdout:
                 break
@@ -453,6 +465,160 @@ def part_b(cluster, tmp, build_dir):
            "the reference gets the CPU group's points, the starter and the broken one none")
 
 
+def results_files():
+    """The kit's results/ as {path: (modification time, size, sha256)}, grade-all's submissions/
+    left out."""
+    found = {}
+    for f in (ROOT / "results").rglob("*") if (ROOT / "results").is_dir() else []:
+        name = str(f.relative_to(ROOT / "results"))
+        if f.is_file() and not name.startswith("submissions/"):
+            found[name] = (f.stat().st_mtime_ns, f.stat().st_size, hashlib.sha256(f.read_bytes()).hexdigest())
+    return found
+
+
+def written(before, after):
+    """The files of results/ that a run wrote or removed."""
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+
+
+def statuses(name):
+    report = json.loads((ROOT / "results" / name).read_text())
+    return [(v["name"], v["status"]) for v in report["variants"]]
+
+
+def run_and_cancel(cmd, env, pattern, cancel, limit):
+    """Runs cmd, its output read as it comes; once a line matches pattern, cancel(the output so
+    far). Returns (exit status, the output, whether cancel was called)."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    out, called, deadline = b"", False, time.time() + limit
+    while time.time() < deadline:
+        if not sel.select(timeout=1):
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        out += chunk
+        if not called and re.search(pattern, out.decode(errors="replace"), re.M):
+            cancel(out.decode(errors="replace"))
+            called = True
+    else:
+        proc.kill()
+    return proc.wait(), out.decode(errors="replace"), called
+
+
+def check_bring_back(tmp):
+    """slurm_grade.bring_back, into a results folder of tmp: a staged student report with a
+    failure's diff image replaces an earlier one (its diff images too), the paths inside it
+    rewritten; the reference's report, not graded again, stays."""
+    stage, results = tmp / "stage", tmp / "results"
+    staged = stage / "results"
+    png = staged / "diff" / f"{LAB}-student" / "gpu-01_case.png"
+    png.parent.mkdir(parents=True)
+    png.write_bytes(b"\x89PNG\r\n")
+    (staged / f"{LAB}-student.json").write_text(json.dumps({"variants": [{"status": "fail", "diff": str(png)}]}))
+    (staged / f"{LAB}-student.md").write_text(f"first mismatch: {png}\n")
+    (results / "diff" / f"{LAB}-student").mkdir(parents=True)
+    (results / "diff" / f"{LAB}-student" / "earlier.png").write_bytes(b"")
+    for name in (f"{LAB}-student.csv", f"{LAB}-solution.json"):
+        (results / name).write_text("earlier")
+    slurm_grade.bring_back(stage, {"exit_status": 1, "reports": [[LAB, "student"]]}, {}, results=results)
+    got = sorted(str(p.relative_to(results)) for p in results.rglob("*") if p.is_file())
+    expect(got == [f"diff/{LAB}-student/gpu-01_case.png", f"{LAB}-solution.json", f"{LAB}-student.json",
+                   f"{LAB}-student.md"], f"bring_back replaces the student's report and diff images: {got}")
+    moved = results / "diff" / f"{LAB}-student" / "gpu-01_case.png"
+    expect(json.loads((results / f"{LAB}-student.json").read_text())["variants"][0]["diff"] == str(moved)
+           and (results / f"{LAB}-student.md").read_text() == f"first mismatch: {moved}\n",
+           "the paths inside the reports name results/, not the job's folder")
+
+
+def part_c(cluster, tmp, build_dir):
+    """(c), the kit's results/ of LAB's reference put back as they were at the end."""
+    print(f"\n=== (c) ./labkit grade {LAB} --slurm: a student's own grading as one job", flush=True)
+    check_bring_back(tmp / "c")
+    mine = lambda p: p.startswith((f"{LAB}-solution", f"diff/{LAB}-solution"))
+    saved = {p: (ROOT / "results" / p).read_bytes() for p in results_files() if mine(p)}
+    try:
+        grade_on_slurm(cluster, build_dir)
+    finally:
+        for p in results_files():
+            if mine(p) and p not in saved:
+                (ROOT / "results" / p).unlink()
+        for p, data in saved.items():
+            (ROOT / "results" / p).parent.mkdir(parents=True, exist_ok=True)
+            (ROOT / "results" / p).write_bytes(data)
+
+
+def job_folder(text):
+    """The job's folder that grade --slurm names ("its log: FOLDER/job.log")."""
+    m = re.search(r"its log: (\S+)/job\.log", text)
+    return ROOT / m.group(1) if m else None
+
+
+def grade_on_slurm(cluster, build_dir):
+    env = cluster.env
+    common = [*GRADE, "--build-dir", build_dir]
+    text = slurm_grade.job_script("/s", ["--no-perf"], [LAB], {"partition": "gpu", "gres": "gpu:1", "time": 20,
+                                                                "account": "cs 101"})
+    expect(all(l in text.splitlines() for l in ("#SBATCH --partition=gpu", "#SBATCH --gres=gpu:1",
+                                                 "#SBATCH --time=20", '#SBATCH --account="cs 101"',
+                                                 "#SBATCH --output=/s/job.log"))
+           and text.rstrip().endswith(f"./labkit grade --stage-dir /s --no-perf -- {LAB}"),
+           "the job script asks for what --partition, --gres, --time and --account say", text)
+    expect("--gres" not in slurm_grade.job_script("/s", [], [], {"gres": slurm.NO_GRES}),
+           "--gres none asks for no generic resource")
+
+    before = results_files()
+    code, text = labkit(*common, "--sizes", SIZES, "--slurm", "--partition", "debug", env=env)
+    expect(code == 1 and "sbatch refused" in text and "gres" in text and written(before, results_files()) == [],
+           f"the default --gres gpu:1, on a cluster without GPUs: sbatch refuses it, results/ untouched (exit {code})",
+           text + f"\nresults/ written: {written(before, results_files())}")
+    code_here, text = labkit(*common, "--sizes", SIZES, env=env)
+    after = results_files()
+    here = written(before, after)
+    expect(code_here in (0, 1) and (ROOT / "results" / f"{LAB}-solution.json").is_file(),
+           f"graded here (exit {code_here}), results/ written: {here}", text[-3000:])
+    variants = statuses(f"{LAB}-solution.json")
+
+    code, text = labkit(*common, "--sizes", SIZES, *ON_CLUSTER, env=env)
+    print(text[-1500:], flush=True)
+    there = written(after, results_files())
+    expect(code == code_here, f"graded through Slurm with the same exit status ({code})", text[-3000:])
+    expect(there == here, f"the same files of results/ written: {there}")
+    expect(statuses(f"{LAB}-solution.json") == variants,
+           f"the same {len(variants)} variants with the same statuses")
+    stray = [p for p in there if "slurm-grade" in (ROOT / "results" / p).read_text(errors="replace")]
+    expect(not stray, "no report names the job's folder", str(stray))
+    job = re.search(r"submitted job (\d+)", text)
+    expect(job is not None and re.search(rf"^slurm: job {job.group(1)} (PENDING|RUNNING)", text, re.M)
+           and re.search(r"^checking \[\d+/\d+\] ", text, re.M) and "finished the grading" in text,
+           "the job's id and state, and the grader's progress lines, shown")
+    expect(job_folder(text) is not None and not job_folder(text).exists(),
+           "the job's folder removed once its reports are in results/")
+
+    # A job cancelled while it grades: a large size keeps it busy for seconds after its first line.
+    before = results_files()
+    jobs = []
+
+    def cancel(out):
+        jobs.append(re.search(r"submitted job (\d+)", out).group(1))
+        cluster.client("scancel", jobs[-1])
+
+    code, text, cancelled = run_and_cancel([str(ROOT / "labkit"), *map(str, common), "--sizes", SIZES + ",3000x3000",
+                                            *ON_CLUSTER], env, r"^checking \[", cancel, 120)
+    print(text[-800:], flush=True)
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    expect(cancelled and code == 1 and f"job {jobs[0]} CANCELLED" in last,
+           f"a job cancelled while it grades: exit status {code}, and its last line: {last}")
+    changed = written(before, results_files())
+    expect(changed == [], "results/ unchanged by the cancelled job", f"results/ written: {changed}")
+    kept = sorted(p.name for p in job_folder(text).iterdir())
+    expect(kept == [slurm_grade.SCRIPT, slurm_grade.LOG], f"the cancelled job's folder keeps only its script and log: {kept}")
+    shutil.rmtree(job_folder(text))
+
+
 def serve(cluster):
     """Keeps the cluster up until Ctrl-C (or kill), saying how to use it."""
     print(f"\nA one-node Slurm is up. In another shell, as root:\n\n    export SLURM_CONF={cluster.conf}\n"
@@ -475,6 +641,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
     ap.add_argument("--serve", action="store_true",
                     help="only start the one-node cluster and keep it until Ctrl-C (try grade-all --slurm by hand)")
+    ap.add_argument("--only", default="a,b,c", metavar="PARTS", help="run only these parts (default: %(default)s)")
     opts = ap.parse_args()
     build_dir = Path(opts.build_dir)
     build_dir = build_dir if build_dir.is_absolute() else ROOT / build_dir
@@ -499,7 +666,9 @@ def main():
         os.environ[MARKER] = str(tmp)
         if opts.serve:
             return serve(cluster)
-        part_a(cluster, tmp)
+        parts = set(opts.only.split(","))
+        if "a" in parts:
+            part_a(cluster, tmp)
 
         info = build_dir / "labkit-build.json"
         graders = {}
@@ -508,17 +677,20 @@ def main():
         except (OSError, ValueError, KeyError, TypeError):
             pass
         if not graders.get(LAB) or not (build_dir / graders[LAB]).is_file():
-            print(f"SKIP (b): {build_dir} has no {LAB} grader (./labkit build first); (a) passed")
+            print(f"SKIP (b, c): {build_dir} has no {LAB} grader (./labkit build first); (a) ran")
             return SKIP
         if not (ROOT / "solutions" / LAB / "cpu_openmp.cpp").is_file():
-            print(f"SKIP (b): no solutions/{LAB}/cpu_openmp.cpp (the student tarball); (a) passed")
+            print(f"SKIP (b, c): no solutions/{LAB}/cpu_openmp.cpp (the student tarball); (a) ran")
             return SKIP
         code, text = labkit("grade-all", "--help", timeout=60)
         if code != 0 or "--slurm" not in text:
-            print(f"SKIP (b): ./labkit grade-all --help fails or has no --slurm (exit {code}); (a) passed\n"
+            print(f"SKIP (b, c): ./labkit grade-all --help fails or has no --slurm (exit {code}); (a) ran\n"
                   + text[-600:])
             return SKIP
-        part_b(cluster, tmp, build_dir)
+        if "b" in parts:
+            part_b(cluster, tmp, build_dir)
+        if "c" in parts:
+            part_c(cluster, tmp, build_dir)
         print("\nall ok")
     except Failed:
         status = 1

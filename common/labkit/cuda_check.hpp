@@ -16,6 +16,13 @@ namespace labkit {
 // instead of thrown, so every step of a pipeline is reached. The runner sets it; nothing else does.
 void set_dry_run(bool on);
 bool dry_run();
+// In a dry run, a launch the build's target would not start (grader/launch_check.cpp checks each
+// against labkit/gpu_limits.hpp) is noted here with the newer architectures that would start it
+// ("" when none would), and the next CUDA check, the launch's own CUDA_CHECK_LAUNCH(), throws it
+// with its file and line: NeedsNewerGpu when a newer GPU would start it, else CudaError.
+// throw_launch_problem(where) throws one still pending (none: it returns).
+void note_launch_problem(std::string problem, std::string newer_gpus);
+void throw_launch_problem(const std::string& where);
 namespace detail {
 // Throws labkit::CudaError, except in a dry run.
 void on_cuda_error(cudaError_t err, const char* expr, const char* file, int line);

@@ -2,6 +2,7 @@
 // CUDA's grid limits. Host and device code both use them; this header needs no CUDA headers.
 #pragma once
 
+#include "labkit/gpu_limits.hpp"
 #include "labkit/image.hpp"  // LABKIT_HD
 
 namespace labkit {
@@ -38,7 +39,7 @@ private:
 
 inline constexpr int kWarpSize = 32;  // lanes in a warp (warpSize is not a compile-time constant)
 inline constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in a shuffle
-inline constexpr int kMaxGridY = 65535;  // CUDA's limit on gridDim.y (and z): taller images loop over rows
+inline constexpr int kMaxGridY = kMaxGridYZ;  // CUDA's limit on gridDim.y (and z): taller images loop over rows
 
 static_assert(ceil_div(1, 32) == 1 && ceil_div(32, 32) == 1 && ceil_div(33, 32) == 2, "rounds up");
 

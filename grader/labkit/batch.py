@@ -275,6 +275,7 @@ class Built:
     notes: list
     key: str
     started: float
+    staged: Path = None                              # where its files were staged and compiled
     runners: dict = field(default_factory=dict)      # lab -> runner path
     lab_errors: dict = field(default_factory=dict)   # lab -> (short, full) why it has no runner
     file_errors: dict = field(default_factory=dict)  # lab -> {file: compiler output}
@@ -393,13 +394,7 @@ class Pipeline:
         return ninja(bdir, targets, echo=False, jobs=max(1, cpus() // self.jobs), confine=confine,
                      keep_going=keep_going, progress=False, timeout=timeout, background=self.timing)
 
-    @staticmethod
-    def shown(text, staged):
-        """Compiler output as the student reads it: their files named <lab>/<file>, not by the
-        path of the build slot they were compiled in."""
-        for base in {str(staged), str(staged.resolve())}:
-            text = text.replace(base + "/", "")
-        return text
+    shown = staticmethod(reports.without_base)
 
     def build_lab(self, built, lab, build, bdir, staged, confine, budget):
         """Builds the kit's own part of the lab's runner (untimed: it is the same for every
@@ -448,7 +443,7 @@ class Pipeline:
             with slot_lock(slot):
                 staged = slot / "src"
                 notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
-                built = Built(name, source, notes, key, started)
+                built = Built(name, source, notes, key, started, staged)
                 build, why = self.slot_build(slot, staged)
                 confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private, self.groups)
                 budget = CompileBudget(self.args.compile_timeout)
@@ -509,13 +504,14 @@ class Pipeline:
                 report = run_grader(grader, built.runners[lab], lab, built.name, out_dir, self.args,
                                     self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log",
                                     echo=False)
+                reports.unstage(report, built.staged)
                 failures = built.file_errors.get(lab, {})
                 if failures:
                     write_atomic(out_dir / f"{lab}-build.log",
                                  "\n\n".join(f"== {f} ==\n{t}" for f, t in failures.items()))
                     self.mark_build_errors(report, failures)
-                if reports.flag_fast_timings(report, self.references.get(lab)):
-                    reports.write_back(report)
+                reports.flag_fast_timings(report, self.references.get(lab))
+                reports.write_back(report)  # what labkit added: the slot's path left out, flags
                 error = [v for v in report["variants"] if v["name"] == "*"]
                 state = "error" if error else "graded"
                 detail = error[0].get("detail", "") if error else "; ".join(

@@ -17,6 +17,7 @@ import sys
 from .build import build_dir_of, make, open_build
 from .grading import run_grader, with_options
 from .plot import floor_bytes_per_pixel, peer_times
+from . import reports
 from .programs import build_grader
 from .sandbox import choose
 from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
@@ -147,7 +148,7 @@ def cmd_bench(args):
         rows, notes = table(report, peers)
         env = report.get("environment") or {}
         if not env.get("gpu"):
-            notes["(the kit)"] = "no CUDA device here: its GPU variants were compiled, not timed"
+            notes["(the kit)"] = f"no CUDA device here: its GPU variants were compiled, not timed (where to get GPU time: {reports.GPU_TIME_DOC})"
         copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
         title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
                  f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")

@@ -179,8 +179,8 @@ class ClassRun:
                 got[lab] = stand_in("build-error", short)
                 continue
             log_path = out_dir / f"{lab}.log"
-            got[lab] = run_grader(grader, runner, lab, name, out_dir, self.args, self.lab_variants[lab],
-                                  self.sandbox, log_path=log_path)
+            got[lab] = reports.unstage(run_grader(grader, runner, lab, name, out_dir, self.args, self.lab_variants[lab],
+                                                  self.sandbox, log_path=log_path), staged)
             reports.flag_fast_timings(got[lab], self.references.get(lab))
             p, t = reports.counts(got[lab])
             say(f"  {lab}: {p}/{t} pass  ({reports.tally(got[lab])}); log {rel(log_path)}")

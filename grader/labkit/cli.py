@@ -19,6 +19,7 @@ from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
 from .plots import cmd_plot
 from .sanitize import SANITIZER_TOOLS
+from .slurm import add_options as add_slurm_options
 from .testrun import cmd_test
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
 
@@ -71,7 +72,9 @@ def make_parser():
         "not timed); FAIL (first mismatch, diff PNG); TODO (not implemented yet); "
         "TIMEOUT; CRASH; ERROR (a CUDA or other error); build-error; not run (a GPU variant "
         "that compiled, on a machine without a CUDA device: NOT checked); skipped."
-        "\nExit status: 0 when every implemented variant passed, 1 otherwise.")
+        "\nOn a cluster's GPU node, from its login node (the kit's folder shared by both):\n"
+        "  ./labkit grade integral_image --slurm --partition gpu --time 20\n"
+        "Exit status: 0 when every implemented variant passed, 1 otherwise.")
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to grade (default: all)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--solution", action="store_true", help="grade only the reference solution")
@@ -107,6 +110,16 @@ def make_parser():
                    "(with --submission: the class JSON, default results/class.json)")
     p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size "
                    "(with --submission: the class CSV, default results/class.csv)")
+    slurm = p.add_argument_group(
+        "Slurm (on a cluster's login node: --slurm runs this same grading, the other options as given, as a "
+        "job on a compute node (a GPU node by default); it shows the job's state and the grader's lines as "
+        "they come, and brings the reports into results/ when the job has finished; a failed, cancelled or "
+        "timed-out job leaves results/ as it was)")
+    add_slurm_options(slurm, positive(int), "grade on a cluster node through Slurm (sbatch) instead of here",
+                      "the job", gres="gpu:1")
+    slurm.add_argument("--stage-dir", metavar="DIR",
+                       help="Slurm (set by the --slurm job): write into DIR/results/ what would go into results/, "
+                       "then DIR/finished.json when the grading has finished")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser(
@@ -152,14 +165,8 @@ def make_parser():
                    "checked, never built")
     slurm = p.add_argument_group("Slurm (--slurm builds the kit once, here, then writes a job array, one task per --chunk "
                                  "submissions, and sbatch's it; the tasks build only the submissions)")
-    slurm.add_argument("--slurm", action="store_true", help="grade on a Slurm cluster instead of here")
-    slurm.add_argument("--partition", metavar="P")
-    slurm.add_argument("--account", metavar="A")
-    slurm.add_argument("--gres", metavar="SPEC", help="e.g. gpu:1 (default: none, CPU only)")
-    slurm.add_argument("--time", type=positive(int), metavar="MIN", help="time limit of a task, minutes")
+    add_slurm_options(slurm, positive(int), "grade on a Slurm cluster instead of here", "each task")
     slurm.add_argument("--chunk", type=positive(int), default=1, metavar="K", help="submissions per task (default 1)")
-    slurm.add_argument("--cpus-per-task", type=positive(int), metavar="N")
-    slurm.add_argument("--mem", metavar="SIZE", help="e.g. 16G")
     slurm.add_argument("--dry-run", action="store_true", help="write the job script, do not submit it")
     p.set_defaults(func=cmd_grade_all)
 

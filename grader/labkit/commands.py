@@ -10,6 +10,7 @@ from .programs import lab_programs, list_variants, query, runner_options
 from .proc import execute
 from .sandbox import choose
 from .sanitize import grade_sanitized
+from .slurm_grade import grade_on_slurm
 from .plots import draw_reports
 from .util import RESULTS, LabkitError, UsageError, kit_path, print_table, rel, say, show_cmd
 
@@ -29,6 +30,9 @@ def cmd_grade(args):
     if args.emulate and (args.submission or args.sanitize):
         raise UsageError("--emulate grades this checkout's tree (or --solution): not with "
                          + ("--submission" if args.submission else "--sanitize, which watches a GPU"))
+    if args.slurm and (args.submission or args.sanitize):
+        raise UsageError("--slurm grades your own files (or --solution) on a cluster node, without "
+                         "--submission or --sanitize (a class: grade-all --slurm)")
     if args.sanitize:
         if args.submission:
             raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
@@ -40,7 +44,8 @@ def cmd_grade(args):
         return grade_submissions(args, args.labs, sandbox)
     if args.plots and args.no_perf:
         say("--plots: nothing will be drawn, --no-perf times nothing (the plots are of timings)")
-    status = grade_default(args, args.labs, sandbox)
+    # --slurm: the same grading as a job on a cluster's node, its reports brought back here
+    status = grade_on_slurm(args) if args.slurm else grade_default(args, args.labs, sandbox)
     if args.plots and not args.no_perf:
         draw_plots_of_run(args)
     return status

@@ -2,24 +2,31 @@
 (your labs/ files beside the reference solution)."""
 
 import argparse
+import json
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 from . import reports
 from .build import build_dir_of, make, open_build
 from .programs import build_grader, list_variants, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
-from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd
+from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
 
 # Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
 # of a whole grader process (the grader enforces its own per-variant limit).
 ASSUMED_VARIANT_TIMEOUT_S = 120
 # The most that safety net grows to by itself (--lab-timeout sets any other).
 MAX_LAB_TIMEOUT_S = 6 * 3600
+# grade --stage-dir DIR (what grade --slurm's job runs): what would go into results/ goes into
+# DIR/results/, and DIR/finished.json is written last, once the grading has finished, saying its
+# exit status and the reports (lab, label) it replaced: slurm_grade.py moves them into results/.
+STAGED_RESULTS = "results"
+FINISHED = "finished.json"
 
 
 def grader_options(args):
@@ -170,10 +177,19 @@ def validate_options(grader, runner, args, sandbox):
         raise UsageError(re.sub(r"^\S+ grade: ", "", message))
 
 
-def grade_lab(build, lab, args, sandbox):
+def results_folder(args):
+    """Where this grading's reports go: results/, or DIR/results/ with --stage-dir DIR."""
+    stage = getattr(args, "stage_dir", None)
+    return Path(os.path.abspath(stage)) / STAGED_RESULTS if stage else RESULTS
+
+
+def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None):
     """The student runner (unless --solution) and the reference runner (when built) of one lab,
-    both through the lab's grader; the student's timings are compared with the reference's
-    (reports.flag_fast_timings). Returns (student report or None, solution report or None)."""
+    both through the lab's grader, their reports into out; the student's timings are compared
+    with the reference's (reports.flag_fast_timings). Returns (student report or None, solution
+    report or None). replaced: a list that gets [lab, label] for each report of out that a
+    grader run replaced (its earlier files removed; not so for a build error)."""
+    replaced = [] if replaced is None else replaced
     grader = build_grader(build, lab)
     student = solution = None
     runner_target, sol_target = runner_targets(lab, getattr(args, "emulate", False))
@@ -195,15 +211,17 @@ def grade_lab(build, lab, args, sandbox):
             student = reports.placeholder(lab.name, "student", sol_variants, "build-error",
                                           first_errors(err, 6))
         else:
-            student = run_grader(grader, runner, lab.name, "student", RESULTS, args,
+            student = run_grader(grader, runner, lab.name, "student", out, args,
                                  sol_variants or variants_or(grader, runner, [], sandbox), sandbox)
+            replaced.append([lab.name, "student"])
     if sol_runner is not None:
         log = None
         if student is not None:  # keep the reference's tables out of the student's way
-            RESULTS.mkdir(parents=True, exist_ok=True)
-            log = RESULTS / f"{lab.name}-solution.log"
-        solution = run_grader(grader, sol_runner, lab.name, "solution", RESULTS, args,
+            out.mkdir(parents=True, exist_ok=True)
+            log = out / f"{lab.name}-solution.log"
+        solution = run_grader(grader, sol_runner, lab.name, "solution", out, args,
                               sol_variants, sandbox, log)
+        replaced.append([lab.name, "solution"])
         if log is not None and log.exists():
             print_reference_log(lab.name, log)
     elif sol_err:
@@ -229,10 +247,11 @@ def grade_default(args, labs, sandbox):
         for name in missing:
             runner_targets(build.lab(name), True)  # none emulated: its message says why
     say(f"sandbox of the runners: {sandbox.label}")
-    runs, exit_status = [], 0
+    out = results_folder(args)
+    runs, replaced, exit_status = [], [], 0
     for name in names:
         say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
-        student, solution = grade_lab(build, build.lab(name), args, sandbox)
+        student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced)
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)
         if any(r and reports.failing(r) for r in (student, solution)):
@@ -242,4 +261,7 @@ def grade_default(args, labs, sandbox):
             if student.get("environment"):  # a report of this run, not a stand-in for a build error
                 say(f"results/{name}-student.md has the tables for the report")
     reports.write_run_outputs(args, runs, exit_status, sandbox.label)
+    if getattr(args, "stage_dir", None):  # last: the staged reports are whole
+        write_atomic(Path(args.stage_dir) / FINISHED,
+                     json.dumps({"exit_status": exit_status, "reports": replaced}))
     return exit_status

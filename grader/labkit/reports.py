@@ -15,6 +15,9 @@ from .util import ANSI_RE, say, write_atomic
 FAILING = {"fail", "timeout", "crash", "error", "build-error"}
 # Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
 UNCHECKED = {"not-run", "skipped"}
+# Where a student finds this course's GPUs (the instructor fills it in). A no-GPU message that
+# points there takes the path from here: one home for it.
+GPU_TIME_DOC = "docs/gpu_time.md"
 # pass-emulated: a GPU variant right on the CPU (grade --emulate), never a GPU's pass (grader/verdict.hpp).
 SHOWN = {
     "pass": "pass", "pass-emulated": "pass (emulated)", "fail": "FAIL", "todo": "TODO", "not-run": "not run",
@@ -177,7 +180,7 @@ def student_summary(report):
     if not_run:
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
         parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
-                     f"checked here ({why}): check them on a GPU")
+                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC})")
     caveat = (report.get("environment") or {}).get("gpu_emulated")
     if "pass-emulated" in seen and caveat:  # the grader's words for what emulation cannot show
         parts.append(caveat)
@@ -356,6 +359,29 @@ def print_details(report, title):
             say(f"  {title} {v['name']}: {f}")
         for n in v.get("notes", []):
             say(f"  {title} {v['name']}: note: {n}")
+
+
+def without_base(text, staged):
+    """text (compiler output, a variant's detail) as the student reads it: their files named
+    <lab>/<file>, not by the path of the build slot they were staged and compiled in."""
+    for base in {str(staged), str(Path(staged).resolve())}:
+        text = text.replace(base + "/", "")
+    return text
+
+
+def unstage(report, staged):
+    """report's student texts (details, flags, notes, cases) with the slot's path of the student
+    files left out (without_base): a runtime error names `convolution/01_global.cu:51`."""
+    for v in report.get("variants", []):
+        if isinstance(v.get("detail"), str):
+            v["detail"] = without_base(v["detail"], staged)
+        for texts in ("flags", "notes"):
+            if isinstance(v.get(texts), list):
+                v[texts] = [without_base(t, staged) if isinstance(t, str) else t for t in v[texts]]
+    for c in report.get("cases", []):
+        if isinstance(c, dict) and isinstance(c.get("detail"), str):
+            c["detail"] = without_base(c["detail"], staged)
+    return report
 
 
 def write_back(report):

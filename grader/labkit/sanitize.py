@@ -12,7 +12,7 @@ from .build import build_dir_of, open_build
 from .grading import run_grader, with_options
 from .programs import build_grader, lab_programs, list_variants
 from .proc import capture, tool_env
-from .reports import FAILING, SHOWN
+from .reports import FAILING, GPU_TIME_DOC, SHOWN
 from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -20,8 +20,8 @@ SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (grader/cases.hpp)
 SANITIZE_TIMEOUT_S = 300  # of silence per variant, unless --timeout says otherwise
 NO_GPU_TO_SANITIZE = ("--sanitize needs a CUDA device, and this machine has none: compute-sanitizer watches kernels "
-                      "while they run. Grade here without --sanitize, and with it on a GPU node (a cluster: --slurm "
-                      "--gres gpu:1)")
+                      "while they run. Grade here without --sanitize, and with it on a machine with a GPU (where: "
+                      f"{GPU_TIME_DOC}); grade --slurm does not take it")
 
 
 def find_sanitizer():

@@ -1,6 +1,8 @@
-"""`labkit grade-all SUBMISSIONS_DIR [LAB...] --slurm`: a class graded as a Slurm job array, one
+"""Slurm, for both commands that use it: the options they share (add_options, OPTIONS), the
+#SBATCH lines (sbatch_lines), the submission (sbatch) and a job's state (job_state); then
+`labkit grade-all SUBMISSIONS_DIR [LAB...] --slurm`: a class graded as a Slurm job array, one
 task per chunk of submissions, each task a `./labkit grade-all --task-index I --task-count N` of
-its own.
+its own. (`grade --slurm`, a student's own grading as one job: slurm_grade.py.)
 
 What grade-all calls (the whole interface):
 
@@ -66,6 +68,71 @@ _OWN_OPTIONS = ("--slurm", "--out", "--task-index", "--task-count", "--chunk", "
 # Slurm's default MaxArraySize is 1001 (task ids 0..1000).
 _MAX_ARRAY_HINT = 1000
 
+# What grade --slurm and grade-all --slurm ask sbatch for: labkit's option is sbatch's, under the
+# same name. (name, metavar, help); the time and CPU counts are whole numbers above 0.
+OPTIONS = (
+    ("partition", "P", "the partition to run in (default: the cluster's)"),
+    ("account", "A", "the account the time is charged to (default: yours)"),
+    ("gres", "SPEC", "generic resources per node, e.g. gpu:1 or gpu:a100:1; none: no GPU"),
+    ("time", "MIN", "time limit in minutes (default: the partition's)"),
+    ("cpus-per-task", "N", "CPU cores (default: the cluster's, often 1)"),
+    ("mem", "SIZE", "memory, e.g. 16G (default: the cluster's)"),
+)
+_COUNTS = ("time", "cpus-per-task")
+# --gres none: no generic resource asked for (a CPU node), where a default would ask for a GPU.
+NO_GRES = "none"
+# The parsed options these make (dest names): never handed on to the command a job runs.
+DESTS = frozenset({"slurm"} | {name.replace("-", "_") for name, _, _ in OPTIONS})
+# A job's states once it has ended (squeue and scontrol's JobState), as Slurm names them.
+TERMINAL_STATES = frozenset({"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+                             "BOOT_FAIL", "DEADLINE", "PREEMPTED"})
+
+
+def add_options(group, count_type, slurm_help, unit, gres=None):
+    """--slurm (help: slurm_help) and the sbatch options of OPTIONS, on group (an argparse group of
+    grade or grade-all). count_type: the argparse type of --time and --cpus-per-task (cli.positive(int));
+    unit: what --time limits ("each task", "the job"); gres: --gres's default."""
+    group.add_argument("--slurm", action="store_true", help=slurm_help)
+    for name, metavar, text in OPTIONS:
+        if name == "time":
+            text = f"time limit of {unit} in minutes (default: the partition's)"
+        if name == "gres":
+            text += f" (default: {gres or NO_GRES})"
+        kind = {"type": count_type} if name in _COUNTS else {}
+        group.add_argument("--" + name, metavar=metavar, help=text, default=gres if name == "gres" else None, **kind)
+
+
+def sbatch_lines(job_name, log, values, array=None, extra=()):
+    """The #SBATCH lines of a job script: its name, its output file log (an absolute path; Slurm
+    expands %A (job id), %a (task id) and %j in it, so a % of the path itself must come as %%),
+    the job array 0..array-1 (None: no array), the options of OPTIONS whose values (a dict by
+    name) are given, and extra: more sbatch options, each one string (e.g. "--qos=short")."""
+    sbatch = [f"--job-name={_sbatch_value(job_name)}"]
+    if array is not None:
+        sbatch.append(f"--array=0-{array - 1}")
+    sbatch.append(f"--output={_sbatch_value(log)}")
+    for name, _, _ in OPTIONS:
+        value = values.get(name)
+        if value is not None and str(value) != "" and not (name == "gres" and str(value) == NO_GRES):
+            sbatch.append(f"--{name}={_sbatch_value(value)}")
+    for opt in extra:
+        opt = str(opt)
+        if not opt.startswith("-"):
+            raise LabkitError(f"an sbatch option must start with '-': {opt!r}")
+        key, eq, value = opt.partition("=")
+        sbatch.append(key + (eq + _sbatch_value(value) if eq else ""))
+    return [f"#SBATCH {o}" for o in sbatch]
+
+
+def option_values(args):
+    """The values of OPTIONS in the parsed options args, by name (None where not given)."""
+    return {name: getattr(args, name.replace("-", "_"), None) for name, _, _ in OPTIONS}
+
+
+def log_path(folder, name):
+    """folder/name as sbatch --output takes it: a % of the folder's path written %%."""
+    return str(folder).replace("%", "%%") + "/" + name
+
 
 def plan(n_submissions, chunk=None):
     """The number of array tasks for n_submissions when each task grades about chunk of them
@@ -122,21 +189,9 @@ def job_script(kit_root, submissions, out_dir, task_count, grade_args, partition
             raise LabkitError(f"{a} cannot be handed to the array tasks (the job script sets it, or "
                               "it would submit another job)")
     name = "labkit-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", Path(out_dir).name) or "grade")
-    # Slurm expands %A (job id), %a (task id) in --output; a % of the path itself is written %%.
-    log = str(Path(out_dir) / "slurm").replace("%", "%%") + "/%A_%a.log"
-    sbatch = [f"--job-name={_sbatch_value(name)}",
-              f"--array=0-{task_count - 1}",
-              f"--output={_sbatch_value(log)}"]
-    for option, value in (("--partition", partition), ("--account", account), ("--gres", gres),
-                          ("--time", time_min), ("--cpus-per-task", cpus), ("--mem", mem)):
-        if value is not None and str(value) != "":
-            sbatch.append(f"{option}={_sbatch_value(value)}")
-    for opt in extra_sbatch:
-        opt = str(opt)
-        if not opt.startswith("-"):
-            raise LabkitError(f"an sbatch option must start with '-': {opt!r}")
-        key, eq, value = opt.partition("=")
-        sbatch.append(key + (eq + _sbatch_value(value) if eq else ""))
+    header = sbatch_lines(name, log_path(Path(out_dir) / "slurm", "%A_%a.log"),
+                          {"partition": partition, "account": account, "gres": gres, "time": time_min,
+                           "cpus-per-task": cpus, "mem": mem}, array=task_count, extra=extra_sbatch)
     if command is None:
         task = '"$SLURM_ARRAY_TASK_ID"'
         own_work = []
@@ -151,7 +206,7 @@ def job_script(kit_root, submissions, out_dir, task_count, grade_args, partition
              "# Written by ./labkit grade-all --slurm: one array task grades the submissions whose",
              f"# index % {task_count} is its task id. Submit it with: sbatch {shlex.quote(rel(Path(out_dir) / 'slurm' / SCRIPT_NAME))}",
              f"# Merge what is graded (also while tasks run): ./labkit gradebook --out {shlex.quote(out_dir)}"]
-    lines += [f"#SBATCH {o}" for o in sbatch]
+    lines += header
     lines += ["set -eu",
               f'echo "labkit: task $SLURM_ARRAY_TASK_ID of {task_count} (job ${{SLURM_ARRAY_JOB_ID:-?}}) '
               'on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"',
@@ -172,26 +227,15 @@ def _watch_hints(job_id, out_dir, merge_extra=()):
         say(f"merge:     {_merge_cmd(out_dir, merge_extra)}   (any time: it merges the results so far)")
 
 
-def submit(script_path, dry_run=False, out_dir=None, merge_extra=()):
-    """Submits the script with `sbatch --parsable` and returns the job id (a string), after
-    printing it and how to watch the job and merge its results. dry_run: only says how to submit
-    it and returns None. out_dir (for the hints): the grade-all --out folder; by default the
-    script's folder's parent (<out>/slurm/grade.sbatch); merge_extra: more words of the merge
-    command shown (--roster CSV)."""
-    script_path = Path(script_path)
-    if out_dir is None:
-        out_dir = script_path.resolve().parent.parent
-    if dry_run:
-        say(f"job script: {rel(script_path)}  (--dry-run: not submitted)")
-        say(f"submit it:  sbatch {shlex.quote(str(script_path.resolve()))}")
-        say(f"merge:      {_merge_cmd(out_dir, merge_extra)}")
-        return None
-    sbatch = shutil.which("sbatch")
-    if sbatch is None:
+def sbatch(script_path, hint=""):
+    """Submits the script with `sbatch --parsable` and returns the job id (a string); any sbatch
+    warnings are shown. A missing sbatch, a refusal or no answer is a one-line LabkitError (hint:
+    what else to do when there is no sbatch here, appended to that message)."""
+    program = shutil.which("sbatch")
+    if program is None:
         raise LabkitError("sbatch not found: --slurm needs Slurm's client commands on PATH (run it on "
-                          "the cluster's login node, or use --dry-run to only write the job script, "
-                          f"{rel(script_path)})")
-    cmd = [sbatch, "--parsable", str(script_path.resolve())]
+                          f"the cluster's login node{hint})")
+    cmd = [program, "--parsable", str(Path(script_path).resolve())]
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               timeout=120, stdin=subprocess.DEVNULL)
@@ -213,28 +257,78 @@ def submit(script_path, dry_run=False, out_dir=None, merge_extra=()):
         raise LabkitError(f"sbatch gave no job id: {proc.stdout.strip() or proc.stderr.strip()!r}")
     for w in why if proc.stderr.strip() else []:
         say(f"sbatch: {w}")
+    return job_id
+
+
+def submit(script_path, dry_run=False, out_dir=None, merge_extra=()):
+    """grade-all's job array: submits the script (sbatch) and returns the job id, after printing
+    it and how to watch the job and merge its results. dry_run: only says how to submit it and
+    returns None. out_dir (for the hints): the grade-all --out folder; by default the script's
+    folder's parent (<out>/slurm/grade.sbatch); merge_extra: more words of the merge command
+    shown (--roster CSV)."""
+    script_path = Path(script_path)
+    if out_dir is None:
+        out_dir = script_path.resolve().parent.parent
+    if dry_run:
+        say(f"job script: {rel(script_path)}  (--dry-run: not submitted)")
+        say(f"submit it:  sbatch {shlex.quote(str(script_path.resolve()))}")
+        say(f"merge:      {_merge_cmd(out_dir, merge_extra)}")
+        return None
+    job_id = sbatch(script_path, f", or use --dry-run to only write the job script, {rel(script_path)}")
     say(f"submitted job array {job_id} ({rel(script_path)})")
     _watch_hints(job_id, out_dir, merge_extra)
     return job_id
 
 
+def job_state(job_id):
+    """What Slurm says of job job_id now: a dict with its JobState, Reason, NodeList and ExitCode
+    ("status:signal"), from `scontrol show job` while slurmctld remembers the job (MinJobAge after
+    its end), else from `sacct` (the accounting database, where the cluster has one). None when
+    neither knows it; a LabkitError when Slurm cannot be asked (its message says why)."""
+    fields = None
+    try:
+        r = subprocess.run(["scontrol", "-o", "show", "job", str(job_id)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        if r.returncode == 0:
+            fields = dict(m.groups() for m in re.finditer(r"(\w+)=(\S*)", r.stdout.splitlines()[0] if r.stdout else ""))
+        elif "invalid job id" not in r.stdout.lower():
+            raise LabkitError(f"scontrol show job {job_id}: {r.stdout.strip() or f'exit status {r.returncode}'}")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise LabkitError(f"scontrol show job {job_id}: {getattr(e, 'strerror', None) or e}") from None
+    if fields and fields.get("JobState"):
+        return fields
+    try:  # forgotten by slurmctld: the accounting database, where there is one
+        r = subprocess.run(["sacct", "-n", "-X", "-P", "-j", str(job_id), "-o", "State,ExitCode,Reason,NodeList"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    rows = [l.split("|") for l in r.stdout.splitlines() if l.count("|") == 3]
+    if r.returncode != 0 or not rows:
+        return None
+    state, code, reason, nodes = rows[0]
+    return {"JobState": state.split()[0], "ExitCode": code, "Reason": reason, "NodeList": nodes}
+
+
 # grade-all options that are not handed to the tasks: set by the job script, about Slurm, or
 # about the merge (`labkit gradebook --roster`).
-_NOT_FORWARDED = {"help", "paths", "single", "out", "roster", "task_index", "task_count", "slurm", "partition",
-                  "account", "gres", "time", "chunk", "cpus_per_task", "mem", "dry_run", "work_dir", "prebuilt_slot"}
+_NOT_FORWARDED = DESTS | {"help", "paths", "single", "out", "roster", "task_index", "task_count", "chunk",
+                          "dry_run", "work_dir", "prebuilt_slot"}
 _PATH_OPTIONS = {"build_dir", "work_dir", "rubric_dir"}
 
 
-def forwarded_args(args):
-    """The grade-all options of args that the user gave (a value other than the default), as
-    command-line words, but for those in _NOT_FORWARDED; kit-relative paths made absolute."""
+def forwarded_args(args, command="grade-all", left_out=_NOT_FORWARDED):
+    """The options of `labkit COMMAND` in args that the user gave (a value other than the
+    default), as command-line words, found through that command's parser (so that a new option
+    is handed on without a change here), but for those whose dest is in left_out; kit-relative
+    paths made absolute. Positionals are not options: never among them."""
     import argparse
     from .cli import make_parser
     parser = make_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     words = []
-    for action in sub.choices["grade-all"]._actions:
-        if not action.option_strings or action.dest in _NOT_FORWARDED or not hasattr(args, action.dest):
+    for action in sub.choices[command]._actions:
+        if not action.option_strings or action.dest in left_out or not hasattr(args, action.dest):
             continue
         value, option = getattr(args, action.dest), action.option_strings[-1]
         if value is None or value == action.default or value is False:

@@ -1,0 +1,64 @@
+// What a GPU accepts of a kernel launch, per architecture, written once: the dry run on a machine
+// without a GPU checks every launch of a student's step against the build's target (grader's
+// launch_check.cpp), and a step that asks for what no GPU of that target gives is an ERROR there
+// instead of "not run". This header needs no CUDA headers.
+//
+// Source: the CUDA C++ Programming Guide, "Compute Capabilities" (technical specifications per
+// compute capability): 1024 threads per block, block dimensions 1024 x 1024 x 64, grid dimensions
+// 2^31 - 1 x 65535 x 65535, 48 KB of dynamic shared memory per block unless the kernel opts in
+// (cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)), and the most
+// a block may opt in to, which the architecture decides.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace labkit {
+
+inline constexpr int kMaxThreadsPerBlock = 1024;
+inline constexpr int kMaxBlockX = 1024, kMaxBlockY = 1024, kMaxBlockZ = 64;
+inline constexpr long long kMaxGridX = 2147483647LL;
+inline constexpr int kMaxGridYZ = 65535;  // launch.hpp names it kMaxGridY for the kernels that loop over rows
+inline constexpr std::size_t kDefaultDynamicSharedBytes = 48 * 1024;
+
+// The shared memory one block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin), per
+// compute capability.
+struct ArchLimits {
+    int sm;                         // 75 for sm_75
+    std::size_t max_shared_optin;   // bytes
+};
+inline constexpr ArchLimits kArchLimits[] = {
+    {75, 64 * 1024},   // Turing (T4, RTX 20)
+    {80, 163 * 1024},  // A100
+    {86, 99 * 1024},   // RTX 30, A40
+    {87, 163 * 1024},  // Jetson Orin
+    {89, 99 * 1024},   // RTX 40, L4, L40
+    {90, 227 * 1024},  // H100, H200
+    {100, 227 * 1024}, // B200
+    {120, 99 * 1024},  // RTX 50
+};
+
+// The limits of compute capability sm: its own row, else the nearest older one listed.
+constexpr const ArchLimits& arch_limits(int sm) {
+    const ArchLimits* best = &kArchLimits[0];
+    for (const auto& a : kArchLimits)
+        if (a.sm <= sm) best = &a;
+    return *best;
+}
+
+// One launch's configuration, as <<<grid, block, shared_bytes>>> gives it.
+struct LaunchShape {
+    long long grid_x = 1, grid_y = 1, grid_z = 1;
+    long long block_x = 1, block_y = 1, block_z = 1;
+    std::size_t shared_bytes = 0;
+};
+
+// Why no GPU of compute capability sm would start this launch ("" when it would). opted_in: the
+// most dynamic shared memory the code asked cudaFuncSetAttribute for (0: never).
+std::string launch_problem(const LaunchShape& l, int sm, std::size_t opted_in);
+
+// The compute capabilities listed above, newer than sm, that would start a launch sm refuses
+// ("sm_80, sm_90"; "" when none would: the launch is wrong for every GPU).
+std::string newer_gpus_for(const LaunchShape& l, int sm, std::size_t opted_in);
+
+}  // namespace labkit
