@@ -2,12 +2,13 @@
 """`grade --emulate` through a lab's grader: the GPU variants of an emulated runner (emulate/)
 run on the CPU, under the in-order, reversed and shuffled schedules of a block's threads.
 
-  emulate_selftest.py GRADER SOLUTION_RUNNER BROKEN_RUNNER PLAIN_RUNNER GLOB BROKEN_GLOB [--sizes S]
+  emulate_selftest.py GRADER SOLUTION_RUNNER PLAIN_RUNNER GLOB [--broken RUNNER GLOB]... [--sizes S]
 
   - the solution's emulated runner: every variant matching GLOB reads pass-emulated (never
     pass: no GPU passed it), is not timed, and the report says what emulation cannot show;
-  - BROKEN_RUNNER, the same solution with a kernel missing a barrier: some variant matching
-    BROKEN_GLOB fails, and its detail names the schedule that failed it;
+  - each --broken RUNNER, the same solution with one of the lab's broken kernels (bugs.py: a
+    missing barrier, an off-by-one): every variant matching its GLOB fails, and its detail names
+    the schedule that failed it;
   - an emulated runner graded without --emulate is refused (exit 2): its verdicts would read as
     a GPU's; and so is PLAIN_RUNNER (the solution's runner, not emulated) with --emulate.
 Without a GPU or CUDA: the emulated runners are CPU programs. Slow to build (meson builds them
@@ -52,10 +53,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("grader")
     p.add_argument("solution")
-    p.add_argument("broken")
     p.add_argument("plain")
     p.add_argument("glob")
-    p.add_argument("broken_glob")
+    p.add_argument("--broken", nargs=2, action="append", default=[], metavar=("RUNNER", "GLOB"))
     p.add_argument("--sizes", default="33x17,300x7,1030x5")
     a = p.parse_args()
 
@@ -79,19 +79,18 @@ def main():
         if "pass (emulated)" not in out or "cannot show" not in out:
             fail("the grader's output does not show 'pass (emulated)' and what emulation cannot show")
 
-        # The missing barrier: caught under some schedule, which the detail names.
-        rc, report, _ = grade(a.grader, a.broken, a.broken_glob, a.sizes, work, "--emulate", "--no-perf")
-        if report is None:
-            fail(f"the broken runner's grading wrote no report (exit {rc})")
-        rows = students(report, a.broken_glob)
-        caught = [v for v in rows if v["status"] in ("fail", "error", "timeout")]
-        if rc != 1 or not caught:
-            fail(f"the missing barrier was not caught (exit {rc}): " + ", ".join(f"{v['name']} {v['status']}" for v in rows))
-        for v in caught:
-            if not any(s in v["detail"] for s in SCHEDULES):
-                fail(f"{v['name']}: its detail does not name the schedule that failed it: {v['detail']}")
-        if any(v["status"] == "pass" for v in rows):
-            fail("an emulated GPU variant reads pass, a GPU's verdict")
+        # Each broken kernel: caught under some schedule, which the detail names.
+        for runner, glob in a.broken:
+            rc, report, _ = grade(a.grader, runner, glob, a.sizes, work, "--emulate", "--no-perf")
+            if report is None:
+                fail(f"{runner}: its grading wrote no report (exit {rc})")
+            rows = students(report, glob)
+            missed = [f"{v['name']} {v['status']}" for v in rows if v["status"] not in ("fail", "error", "timeout")]
+            if rc != 1 or missed:
+                fail(f"{runner}: the broken kernel was not caught (exit {rc}): {', '.join(missed)}")
+            for v in rows:
+                if not any(s in v["detail"] for s in SCHEDULES):
+                    fail(f"{v['name']}: its detail does not name the schedule that failed it: {v['detail']}")
 
         # A schedule the runner does not know is an error, never a run under its default order.
         cmd = [a.solution, "check", gpu_rows[0]["exercise"], gpu_rows[0]["name"], "--manifest", str(Path(work) / "none"),
@@ -108,7 +107,7 @@ def main():
         rc, report, out = grade(a.grader, a.plain, "*", a.sizes, work, "--no-perf", "--emulate")
         if rc != 2 or report is not None or "not an emulated one" not in out:
             fail(f"a runner that is not emulated, graded with --emulate: exit {rc}, expected 2 and a message saying so")
-    print("ok: pass (emulated) under three schedules, the missing barrier caught, the runner's kind checked")
+    print(f"ok: pass (emulated) under three schedules, {len(a.broken)} broken kernels caught, the runner's kind checked")
 
 
 if __name__ == "__main__":

@@ -318,4 +318,11 @@ T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = warpSize) {
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
     return static_cast<unsigned>(::hip::detail::ballot(predicate, mask)) & mask;
 }
+// PRMT: byte i of the result is byte (s >> 4i) & 7 of the 8 bytes of x (0..3) and y (4..7).
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::hip::detail::Tile::this_tile().warp_barrier(mask); }
