@@ -102,7 +102,10 @@ def make_parser():
                    "HIP-CPU; minutes of compile, once) and check the GPU variants on the CPU, each under three "
                    "orders of a block's threads (a missing __syncthreads() shows). A pass reads 'pass (emulated)': "
                    "not timed, and it cannot show speed, races between blocks or memory-model effects. Use small "
-                   "--sizes or --quick")
+                   "--sizes or --quick. The default with --quick on a machine without a CUDA device (for your "
+                   "files; with --solution, for the reference)")
+    p.add_argument("--no-emulate", action="store_true",
+                   help="without a CUDA device, leave the GPU variants 'not run' even with --quick")
     p.add_argument("--plots", action="store_true",
                    help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
                    "needs matplotlib)")

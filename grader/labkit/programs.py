@@ -13,6 +13,8 @@ from .build import BuildInfo, make
 from .proc import capture
 from .util import ROOT, LabkitError, first_errors, rel, say
 
+PROBE_TIMEOUT_S = 60  # the kit's device probe: a driver that hangs must not hang labkit
+
 PYTHON_VENV = ROOT / ".venv-python" / "bin" / "python3"  # ./labkit setup --python makes it
 SYSTEM_PYTHON = Path("/usr/bin/python3")  # readable by the sandbox user, unlike a python under /root
 
@@ -172,3 +174,17 @@ def student_files(grader, lab_name):
     if not files:
         raise LabkitError(f"the {lab_name} grader lists no student files ({rel(grader)} list-files)")
     return [f.strip() for f in files]
+
+
+def machine_gpu(main):
+    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
+    which groups are graded here, the same for every submission."""
+    if not main.cuda or not main.probe:
+        return ""
+    probe, _ = make(main.dir, main.probe)
+    if probe is None:
+        return ""
+    # The probe answers on fd 3 (the grader's report pipe): here, onto the captured stdout.
+    _, text, _ = capture(["bash", "-c", 'exec "$0" 3>&1 >/dev/null 2>&1', str(probe)], timeout=PROBE_TIMEOUT_S)
+    device = dict(l.split("\t")[1:3] for l in text.splitlines() if l.startswith("device\t") and l.count("\t") >= 2)
+    return device.get("name", "") if device.get("available") == "1" else ""

@@ -180,7 +180,8 @@ def student_summary(report):
     if not_run:
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
         parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
-                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC})")
+                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC}), or on the CPU "
+                     "with --emulate")
     caveat = (report.get("environment") or {}).get("gpu_emulated")
     if "pass-emulated" in seen and caveat:  # the grader's words for what emulation cannot show
         parts.append(caveat)
