@@ -318,6 +318,8 @@ T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = warpSize) {
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
     return static_cast<unsigned>(::hip::detail::ballot(predicate, mask)) & mask;
 }
+// A thread's pause in a spin loop: nothing to wait for on the CPU.
+inline void __nanosleep(unsigned) {}
 // PRMT: byte i of the result is byte (s >> 4i) & 7 of the 8 bytes of x (0..3) and y (4..7).
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;

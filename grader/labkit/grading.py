@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import reports
 from .build import build_dir_of, make, open_build
-from .programs import build_grader, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
+from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
 
@@ -206,6 +206,14 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
     elif args.solution:
         raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
     runner, err = (None, "") if args.solution else make(build.dir, runner_target)
+    not_emulated = ""  # why the student's files could not be emulated, when they fell back to their plain build
+    if runner is None and not args.solution and runner_target != lab.runner:
+        plain, _ = make(build.dir, lab.runner)
+        if plain is not None:  # they compile, but not for the CPU: their GPU variants are not run
+            not_emulated = cannot_emulate(err)
+            say(f"your {lab.name} files build, but not for emulation on the CPU ({not_emulated}):\n"
+                f"{first_errors(err, 6)}\ntheir GPU variants are graded without it (not run)\n")
+            runner, err, student_args = plain, "", with_options(student_args, emulate=False)
     if runner or sol_runner:
         validate_options(grader, runner or sol_runner, student_args if runner else args, sandbox)
     if not args.solution:
@@ -218,6 +226,8 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
         else:
             student = run_grader(grader, runner, lab.name, "student", out, student_args,
                                  sol_variants or variants_or(grader, runner, [], sandbox), sandbox)
+            if student and not_emulated and reports.mark_not_emulated(student, not_emulated):
+                reports.write_back(student)
             replaced.append([lab.name, "student"])
     if sol_runner is not None:
         log = None

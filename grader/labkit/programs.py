@@ -5,13 +5,14 @@ whichever code base is graded (labs/, solutions/, or a submission built apart)."
 
 import functools
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
 
 from .build import BuildInfo, make
 from .proc import capture
-from .util import ROOT, LabkitError, first_errors, rel, say
+from .util import ANSI_RE, ROOT, LabkitError, first_errors, rel, say
 
 PROBE_TIMEOUT_S = 60  # the kit's device probe: a driver that hangs must not hang labkit
 
@@ -100,6 +101,20 @@ def runner_targets(lab, emulate=False):
                           "TBB: apt-get install libtbb-dev, then ./labkit build; emulate/meson.build lists "
                           "the labs it covers)")
     return lab.emulated_runner, lab.solution_emulated_runner
+
+
+def cannot_emulate(build_log):
+    """What a failed emulated build says a student's files use that the CPU build lacks, for
+    'not run: cannot be emulated (uses ...)': an undeclared name (an intrinsic the shim does not
+    map), inline PTX (which the CPU's assembler rejects), else the compiler's first error."""
+    text = ANSI_RE.sub("", build_log)
+    name = re.search(r"[‘'`](\w+)[’'`] (?:was not declared|is not a member|has not been declared)", text)
+    if name:
+        return f"uses {name.group(1)}"
+    if re.search(r"no such instruction|unknown mnemonic|invalid instruction suffix", text):
+        return "uses inline PTX (asm)"
+    first = first_errors(build_log, 1).strip()
+    return f"the CPU build fails: {first[:160]}" if first else "the CPU build fails"
 
 
 def lab_programs(build, lab_name, solution=False):

@@ -149,6 +149,15 @@ def placeholder(lab, label, variants, status, detail):
                          for v in (students or [{"name": "*", "kind": ""}])]}
 
 
+def mark_not_emulated(report, why):
+    """The GPU variants that an emulated grading had to leave 'not run' (the student's files do
+    not build for the CPU) say so and why; True if any changed."""
+    rows = [v for v in report.get("variants", []) if v.get("status") == "not-run"]
+    for v in rows:
+        v["detail"] = f"cannot be emulated ({why})"
+    return bool(rows)
+
+
 def failing(report):
     return [v for v in report.get("variants", []) if v.get("status") in FAILING]
 
