@@ -146,8 +146,9 @@ void explain_wrong_digests(VariantResult& r, const std::vector<std::size_t>& wro
 
 // Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
 // answer to a case not answered before, nothing else the runner prints.
+// schedule: an emulated GPU variant's (check_emulated); "" for any other.
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
-                            const fs::path& work, labkit::Progress& progress) {
+                            const fs::path& work, labkit::Progress& progress, const std::string& schedule = "") {
     VariantResult r = start_result(v);
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
@@ -178,6 +179,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                     o.timeout_s * kWallSilences + per_case_s * r.cases_total, answer_bytes(largest), sanitized};
     call.program = v.program;
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
+    if (!schedule.empty()) call.args.insert(call.args.end(), {"--schedule", schedule});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
             const auto f = split_tabs(value);
@@ -273,6 +275,33 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     // under the sanitizer) was not watched all through: "not checked", never "clean".
     if (r.sanitizer && r.sanitizer->clean)
         r.sanitizer->checked = r.status == Status::pass || r.status == Status::fail || r.status == Status::todo;
+    return r;
+}
+
+// The orders in which an emulated block's threads run between barriers (the runner's --schedule):
+// a kernel missing a barrier gives a wrong output under at least one of them.
+std::vector<std::string> schedules(std::uint64_t seed) {
+    return {"in-order", "reversed", "shuffled:" + std::to_string(seed)};
+}
+
+// An emulated GPU variant (--emulate): checked once under each schedule, the seed's shuffle the
+// last; the first schedule that does not pass gives the verdict, named in its detail. Passing
+// under all of them is "pass (emulated)", never a GPU's pass.
+VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                             const fs::path& work, labkit::Progress& progress) {
+    const auto orders = schedules(o.cases.seed);
+    VariantResult r;
+    for (const auto& s : orders) {
+        r = check_variant(v, ex, o, runner, work, progress, s);
+        if (r.status == Status::todo || r.status == Status::skipped) return r;  // the same under every schedule
+        if (r.status != Status::pass) {
+            r.detail = "emulated, " + s + " schedule: " + r.detail;
+            return r;
+        }
+    }
+    r.status = Status::pass_emulated;
+    r.detail = "emulated on the CPU: every case right under the " + orders[0] + ", " + orders[1] + " and " + orders[2] +
+               " schedules";
     return r;
 }
 
@@ -595,6 +624,13 @@ void validate_variants(const GradeOptions& o, const Exercises& exercises) {
     const WorkDir work(0);
     const Runner runner(o.runner, *o.sandbox, work.path(), o.timeout_s);
     const auto all = list_variants(runner, exercises);
+    // An emulated runner (emulate/meson.build) lists every GPU variant as emulated; any other, none.
+    const bool emulated = std::any_of(all.begin(), all.end(), [](const RunnerVariant& v) { return v.emulated; });
+    if (emulated != o.emulate)
+        throw std::invalid_argument(o.emulate ? "--emulate: the runner " + o.runner.program +
+                                                    " is not an emulated one (./labkit grade --emulate builds it)"
+                                              : "the runner " + o.runner.program +
+                                                    " runs the GPU variants on the CPU: grade it with --emulate");
     for (const auto& g : o.variant_globs) {
         const bool any = std::any_of(all.begin(), all.end(),
                                      [&](const RunnerVariant& v) { return ::fnmatch(g.c_str(), v.name.c_str(), 0) == 0; });
@@ -620,7 +656,10 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.host = labkit::query_host();
     for (const auto& e : exercises) report.exercises.push_back(timed_info(*e, o));
     const bool any_gpu = std::any_of(chosen.begin(), chosen.end(), [](const RunnerVariant& v) { return v.kind == "gpu"; });
-    if (any_gpu) {
+    report.emulated = o.emulate;
+    if (o.emulate) {
+        report.device.unavailable_reason = "none used: --emulate runs the GPU variants on the CPU";
+    } else if (any_gpu) {
         report.device = probe_device(o.time, o.timeout_s);
     } else {
         report.device.unavailable_reason = "not needed";
@@ -642,6 +681,8 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         VariantResult r = start_result(v);
         if (v.reference) {
             r.detail = "the reference";
+        } else if (v.emulated && o.check) {
+            r = check_emulated(v, find_exercise(exercises, v.exercise), o, runner, work.path(), progress);
         } else if (v.kind == "gpu" && !report.device.available && !v.simulated) {
             r = dry_run_variant(v, o, runner, report.device.unavailable_reason, work.path());
         } else if (!o.check) {

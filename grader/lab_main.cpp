@@ -113,7 +113,7 @@ struct Commands {
             throw std::invalid_argument("--output " + output + ": the picture is written as PNG; name it .png");
         check_output_path(output, "--output");
         check_output_path(raw, "--raw");
-        if (it->kind == "gpu" && !it->simulated) {
+        if (it->kind == "gpu" && !it->simulated && !it->emulated) {
             const auto device = probe_device(false, timeout);
             if (!device.available)
                 throw std::runtime_error(variant + " is a GPU variant and this machine cannot run it: " +
@@ -265,6 +265,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                           "initcheck), in the same sandbox; its findings go into every report. Slow: use small --sizes");
     grade_cmd->add_option("--sanitizer", sanitizer_path,
                           "the compute-sanitizer program (default: from PATH, else /usr/local/cuda/bin/compute-sanitizer)");
+    grade_cmd->add_flag("--emulate", g.emulate,
+                        "the runner (--runner) is an emulated one: its GPU variants run on the CPU, each checked under three "
+                        "orders of a block's threads; no GPU is probed or used, GPU variants are not timed, and one that "
+                        "passes reads 'pass (emulated)', never a GPU's pass (./labkit grade --emulate builds the runner)");
     bool validate_only = false;
     grade_cmd->add_flag("--validate-only", validate_only,
                         "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
@@ -358,6 +362,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         std::optional<Sanitizer> sanitizer;
         if (!sanitize_tool.empty()) {
             if (no_check) throw std::invalid_argument("--sanitize watches the checks: it cannot go with --no-check");
+            if (g.emulate) throw std::invalid_argument("--sanitize watches a GPU: it cannot go with --emulate");
             sanitizer = Sanitizer::open(sanitize_tool, sanitizer_path);
             g.sanitizer = &*sanitizer;
         }

@@ -2,6 +2,8 @@
 // manifest listing them; the runner answers each case with a raw image file in a folder the
 // grader made, and reports on a pipe (key<TAB>value lines):
 //   runner check EXERCISE VARIANT --manifest FILE --answers DIR --threads N [--digest N,...] [--only N,...]
+//               [--schedule in-order|reversed|shuffled:SEED]   (an emulated runner only: the order of
+//               a block's threads between barriers, emulate/include/cuda_runtime_api.h)
 //       begin <case>          before each case: a heartbeat, and where a hang happened
 //       done  <case> <guard>  the answer file is complete; guard: "" or where a write strayed
 //       done  <case> <guard> <digest>   a --digest case of a GPU variant: no file, the output's
@@ -24,7 +26,8 @@
 //                             measurement), and judges each kept output against its seed's input
 //       perf  <PerfLine fields>   every timed run had a fresh input and a re-poisoned output
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
-//                             variant it runs without a GPU, on a simulator]
+//                             variant it runs without a GPU, on a simulator; "emulated": a GPU variant
+//                             an emulated runner runs on the CPU (emulate/, grade --emulate)]
 // The Python track's runner (grader/pyrunner) answers the same protocol for a lab's kit/track.py.
 // The runner never sees an expected output or the reference: deciding a verdict, and every
 // report, happen in the grader.

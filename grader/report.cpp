@@ -285,9 +285,16 @@ std::vector<Table> performance_tables(const Report& r) {
     return tables;
 }
 
+// What a pass of an emulated GPU variant does not say, wherever the reports show one.
+constexpr const char* kEmulationCaveat =
+    "GPU variants emulated on the CPU (HIP-CPU): their outputs were checked under three orders of a block's "
+    "threads, but emulation cannot show their speed (not timed), real races between blocks, or the GPU "
+    "memory model's effects (missing fences, stale caches): 'pass (emulated)' is not a GPU pass; check them on a GPU";
+
 Json environment_json(const Report& r) {
     return {{"gpu", r.device.available ? Json(r.device.name) : Json(nullptr)},
             {"gpu_unavailable_reason", r.device.unavailable_reason},
+            {"gpu_emulated", r.emulated ? Json(kEmulationCaveat) : Json(nullptr)},
             {"sms", r.device.sms},
             {"compute_capability", std::to_string(r.device.cc_major) + "." + std::to_string(r.device.cc_minor)},
             {"gpu_memory_gib", r.device.memory_gib},
@@ -336,6 +343,7 @@ std::string environment_text(const Report& r) {
                                                 ", device copy " + format_fixed(r.device.copy_gbps, 0) + " GB/s, FP32 FMA " +
                                                 format_fixed(r.device.fma_gflops, 0) + " GFLOP/s  \n"
                                           : "GPU: none (" + r.device.unavailable_reason + ")  \n";
+    if (r.emulated) text += std::string(kEmulationCaveat) + "  \n";
     return text + "CPU: " + r.host.cpu_model + ", " + std::to_string(r.host.threads) + " threads  \nDate: " + r.host.date +
            ", seed " + std::to_string(r.seed) + "  \nStudent code: " + r.sandbox + "\n\n" + flags_text(r);
 }
@@ -444,6 +452,8 @@ void print_environment(const Report& r) {
                     r.device.name.c_str(), r.device.sms, r.device.memory_gib, r.device.cc_major, r.device.cc_minor,
                     r.device.driver_version.c_str(), r.device.runtime_version.c_str(), r.device.copy_gbps,
                     r.device.fma_gflops);
+    else if (r.emulated)
+        std::printf("GPU: %s\n", r.device.unavailable_reason.c_str());
     else
         std::printf("GPU: none (%s): GPU variants are not run here, never passed: 'TODO' when not written yet,\n"
                     "     ERROR when a dry run on small images reaches a throw or a launch no GPU would start,\n"
@@ -486,6 +496,8 @@ void print_correctness(const Report& r) {
         std::printf("  failing cases: %s\n", failing.c_str());
         std::printf("  every case is in the JSON report (labkit writes results/<lab>-<label>.json); only those above have a diff image\n");
     }
+    if (std::any_of(r.results.begin(), r.results.end(), [](const VariantResult& res) { return res.status == Status::pass_emulated; }))
+        std::printf("%s.\n", kEmulationCaveat);
     for (const auto& res : r.results) {
         if (!res.sanitizer) continue;
         const auto& s = *res.sanitizer;

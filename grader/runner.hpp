@@ -32,6 +32,14 @@
 
 namespace grader {
 
+// A runner built for CPU emulation (emulate/meson.build): its GPU variants run on HIP-CPU, and it
+// says so in `list`, so that the grader never reads their verdicts as a GPU's.
+#if defined(LABKIT_EMULATED)
+inline constexpr bool kEmulated = true;
+#else
+inline constexpr bool kEmulated = false;
+#endif
+
 struct CheckRequest {
     std::string manifest, answers;
     int threads = 1;
@@ -85,7 +93,8 @@ public:
     void list(Reporter& report) const override {
         for (const auto& v : table_)
             report.send("variant", std::string(C::name) + "\t" + std::string(v.name) + "\t" +
-                                       std::string(target_name(v.target())) + "\t" + std::string(v.summary));
+                                       std::string(target_name(v.target())) + "\t" + std::string(v.summary) +
+                                       (kEmulated && v.target() == Target::gpu ? "\temulated" : ""));
     }
 
     bool has(const std::string& variant) const override { return find(variant) != nullptr; }

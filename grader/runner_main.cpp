@@ -3,6 +3,9 @@
 
 #include "labkit/errors.hpp"
 #include "runner.hpp"
+#if defined(LABKIT_EMULATED)
+#include <cuda_runtime_api.h>  // emulate/include: the block scheduler's schedule
+#endif
 
 namespace grader {
 namespace {
@@ -59,6 +62,12 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     std::string digest, only;
     check->add_option("--digest", digest, "cases whose GPU answer is sent as a digest (no file), N,...");
     check->add_option("--only", only, "answer only these cases, N,... (default: all)");
+#if defined(LABKIT_EMULATED)
+    std::string schedule = "in-order";
+    check->add_option("--schedule", schedule,
+                      "the order of a block's threads between barriers: in-order, reversed or shuffled:SEED")
+        ->capture_default_str();
+#endif
     time->add_option("--sizes", sizes, "square sizes, N,...")->required();
     time->add_option("--patterns", patterns, "shared patterns of the timed images, NAME,... (default random)");
     time->add_option("--threads", thread_list, "thread counts for CPU variants, N,...");
@@ -81,6 +90,9 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
         if (*list) {
             for (const auto& e : exercises) e->list(report);
         } else if (*check) {
+#if defined(LABKIT_EMULATED)
+            labkit::emu::set_schedule(schedule);
+#endif
             const auto to_cases = [](const std::string& list) {
                 std::vector<std::size_t> cases;
                 for (const int i : to_ints(list)) cases.push_back(static_cast<std::size_t>(i));

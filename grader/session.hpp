@@ -18,6 +18,7 @@ struct RunnerVariant {
     bool reference = false;  // the grader's own reference, not a runner row
     std::size_t program = 0;  // which of the Runner's programs answers for it
     bool simulated = false;   // a GPU variant its runner runs without a GPU (Numba's CUDA simulator)
+    bool emulated = false;    // a GPU variant its runner runs on the CPU (an emulated runner: grade --emulate)
 };
 
 // The Python track (grader/pyrunner): a second program that answers the same protocol for the

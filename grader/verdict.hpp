@@ -6,11 +6,14 @@
 namespace grader {
 
 // not_run: written and compiled, but not checked here (a GPU variant on a machine without a GPU).
-enum class Status { pass, fail, todo, not_run, skipped, timeout, crash, error };
+// pass_emulated: a GPU variant whose every case was right on the CPU (grade --emulate), under
+// every schedule; never a GPU's pass (no timings, no points).
+enum class Status { pass, pass_emulated, fail, todo, not_run, skipped, timeout, crash, error };
 
 constexpr std::string_view status_name(Status s) {
     switch (s) {
         case Status::pass: return "pass";
+        case Status::pass_emulated: return "pass-emulated";
         case Status::fail: return "fail";
         case Status::todo: return "todo";
         case Status::not_run: return "not-run";
@@ -26,6 +29,7 @@ constexpr std::string_view status_name(Status s) {
 constexpr std::string_view status_label(Status s) {
     switch (s) {
         case Status::pass: return "PASS";
+        case Status::pass_emulated: return "pass (emulated)";
         case Status::fail: return "FAIL";
         case Status::todo: return "TODO";
         case Status::not_run: return "not run";

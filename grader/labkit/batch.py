@@ -41,7 +41,7 @@ from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import run_grader, validate_options
 from .proc import capture, kill_all
-from .programs import build_grader, runner_sandbox, student_files
+from .programs import build_grader, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import NOT_USED, NOTHING_HANDED_IN, stage, submission_name, write_if_changed
@@ -50,7 +50,6 @@ from .util import (RESULTS, ROOT, LabkitError, UsageError, first_errors, inside,
 
 SCHEMA = "labkit-result/1"
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
-PROBE_TIMEOUT_S = 60
 SEED_RANGE = 1000000007  # the grader's own default seeds are below this too
 # The starter's NotImplemented names its file: "not implemented: scan_rows_naive (01_naive.cu)".
 NOT_IMPLEMENTED_FILE = re.compile(r"\(([^()\s]+\.(?:cu|cpp|cc|cxx|c))\)")
@@ -147,20 +146,6 @@ def class_seed(path):
     except ValueError:
         raise LabkitError(f"{rel(path)} holds no seed: delete it, and the next run draws a new one "
                           "(the cases are then built again)") from None
-
-
-def machine_gpu(main):
-    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
-    which groups are graded here, the same for every submission."""
-    if not main.cuda or not main.probe:
-        return ""
-    probe, _ = make(main.dir, main.probe)
-    if probe is None:
-        return ""
-    # The probe answers on fd 3 (the grader's report pipe): here, onto the captured stdout.
-    _, text, _ = capture(["bash", "-c", 'exec "$0" 3>&1 >/dev/null 2>&1', str(probe)], timeout=PROBE_TIMEOUT_S)
-    device = dict(l.split("\t")[1:3] for l in text.splitlines() if l.startswith("device\t") and l.count("\t") >= 2)
-    return device.get("name", "") if device.get("available") == "1" else ""
 
 
 def split_failures(log):

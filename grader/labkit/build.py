@@ -254,6 +254,8 @@ class Lab:
     solution_runner: str  # "" when the reference is not built
     python_code: str = ""  # the Python track's files of the student code base (absolute)
     solution_python_code: str = ""
+    emulated_runner: str = ""  # its GPU variants on the CPU (grade --emulate); "" where not built
+    solution_emulated_runner: str = ""
 
     def python_code_for(self, runner):
         """The Python files of the code base `runner` (a path in this build) was built from."""
@@ -282,7 +284,9 @@ class BuildInfo:
             labs = [Lab(name=str(l["name"]), grader=str(l["grader"]), runner=str(l["runner"]),
                         solution_runner=str(l.get("solution_runner") or ""),
                         python_code=str(l.get("python_code") or ""),
-                        solution_python_code=str(l.get("solution_python_code") or ""))
+                        solution_python_code=str(l.get("solution_python_code") or ""),
+                        emulated_runner=str(l.get("emulated_runner") or ""),
+                        solution_emulated_runner=str(l.get("solution_emulated_runner") or ""))
                     for l in data["labs"]]
             cuda = data.get("cuda")
             probe = str(data.get("probe") or "")

@@ -68,7 +68,8 @@ def make_parser():
         "(labs/<lab>/, label 'student') and, when present, the reference (label 'solution'); "
         "reports go to results/<lab>-<label>.{json,md,csv}, diff images of failures to "
         "results/diff/, and a side-by-side summary is printed.",
-        epilog="Statuses: pass; FAIL (first mismatch, diff PNG); TODO (not implemented yet); "
+        epilog="Statuses: pass; pass (emulated) (a GPU variant right on the CPU, --emulate: NOT a GPU pass, "
+        "not timed); FAIL (first mismatch, diff PNG); TODO (not implemented yet); "
         "TIMEOUT; CRASH; ERROR (a CUDA or other error); build-error; not run (a GPU variant "
         "that compiled, on a machine without a CUDA device: NOT checked); skipped."
         "\nOn a cluster's GPU node, from its login node (the kit's folder shared by both):\n"
@@ -96,6 +97,15 @@ def make_parser():
                    help="check every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
                    "racecheck, synccheck or initcheck; quick sizes, no timing) in the same sandbox, "
                    "and report what it finds per variant (results/sanitize/); needs a GPU")
+    p.add_argument("--emulate", action="store_true",
+                   help="no GPU needed: build each lab's emulated runner (its CUDA compiled for the CPU through "
+                   "HIP-CPU; minutes of compile, once) and check the GPU variants on the CPU, each under three "
+                   "orders of a block's threads (a missing __syncthreads() shows). A pass reads 'pass (emulated)': "
+                   "not timed, and it cannot show speed, races between blocks or memory-model effects. Use small "
+                   "--sizes or --quick. The default with --quick on a machine without a CUDA device (for your "
+                   "files; with --solution, for the reference)")
+    p.add_argument("--no-emulate", action="store_true",
+                   help="without a CUDA device, leave the GPU variants 'not run' even with --quick")
     p.add_argument("--plots", action="store_true",
                    help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
                    "needs matplotlib)")

@@ -27,6 +27,12 @@ def cmd_grade(args):
         raise LabkitError("--solution and --submission exclude each other")
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         check_output_file(path, option)  # before hours of grading, not after
+    if args.emulate and args.no_emulate:
+        raise UsageError("--emulate and --no-emulate exclude each other")
+    if args.emulate and (args.submission or args.sanitize or args.slurm):
+        raise UsageError("--emulate grades this checkout's tree (or --solution) here: not with "
+                         + ("--submission" if args.submission else "--slurm, whose node has a GPU" if args.slurm
+                            else "--sanitize, which watches a GPU"))
     if args.slurm and (args.submission or args.sanitize):
         raise UsageError("--slurm grades your own files (or --solution) on a cluster node, without "
                          "--submission or --sanitize (a class: grade-all --slurm)")

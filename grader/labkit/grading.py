@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import reports
 from .build import build_dir_of, make, open_build
-from .programs import build_grader, list_variants, runner_options, runner_sandbox
+from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
 
@@ -49,6 +49,8 @@ def grader_options(args):
         out.append("--quick")
     if getattr(args, "python_simulate", False):
         out.append("--python-simulate")
+    if getattr(args, "emulate", False):
+        out.append("--emulate")
     return out
 
 
@@ -181,25 +183,39 @@ def results_folder(args):
     return Path(os.path.abspath(stage)) / STAGED_RESULTS if stage else RESULTS
 
 
-def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None):
+def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_student=False):
     """The student runner (unless --solution) and the reference runner (when built) of one lab,
     both through the lab's grader, their reports into out; the student's timings are compared
     with the reference's (reports.flag_fast_timings). Returns (student report or None, solution
     report or None). replaced: a list that gets [lab, label] for each report of out that a
-    grader run replaced (its earlier files removed; not so for a build error)."""
+    grader run replaced (its earlier files removed; not so for a build error). emulate_student:
+    the student's runner is the emulated one (--quick's default without a GPU), the reference's
+    not (it is there to be timed against, and emulation times nothing)."""
     replaced = [] if replaced is None else replaced
     grader = build_grader(build, lab)
     student = solution = None
+    emulated = getattr(args, "emulate", False)
+    sol_target = runner_targets(lab, emulated)[1]
+    runner_target = runner_targets(lab, emulated or emulate_student)[0]
+    student_args = with_options(args, emulate=True) if emulate_student else args
     sol_runner, sol_err, sol_variants = None, "", []
-    if lab.solution_runner:
-        sol_runner, sol_err = make(build.dir, lab.solution_runner)
+    if sol_target:
+        sol_runner, sol_err = make(build.dir, sol_target)
         if sol_runner is not None:
             sol_variants = list_variants(grader, sol_runner, sandbox)
     elif args.solution:
         raise LabkitError(f"no reference build of {lab.name} (solutions/ absent, or -Dsolutions=disabled)")
-    runner, err = (None, "") if args.solution else make(build.dir, lab.runner)
+    runner, err = (None, "") if args.solution else make(build.dir, runner_target)
+    not_emulated = ""  # why the student's files could not be emulated, when they fell back to their plain build
+    if runner is None and not args.solution and runner_target != lab.runner:
+        plain, _ = make(build.dir, lab.runner)
+        if plain is not None:  # they compile, but not for the CPU: their GPU variants are not run
+            not_emulated = cannot_emulate(err)
+            say(f"your {lab.name} files build, but not for emulation on the CPU ({not_emulated}):\n"
+                f"{first_errors(err, 6)}\ntheir GPU variants are graded without it (not run)\n")
+            runner, err, student_args = plain, "", with_options(student_args, emulate=False)
     if runner or sol_runner:
-        validate_options(grader, runner or sol_runner, args, sandbox)
+        validate_options(grader, runner or sol_runner, student_args if runner else args, sandbox)
     if not args.solution:
         if runner is None:
             say(f"build-error: the {lab.name} student files do not compile:\n")
@@ -208,8 +224,10 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None):
             student = reports.placeholder(lab.name, "student", sol_variants, "build-error",
                                           first_errors(err, 6))
         else:
-            student = run_grader(grader, runner, lab.name, "student", out, args,
+            student = run_grader(grader, runner, lab.name, "student", out, student_args,
                                  sol_variants or variants_or(grader, runner, [], sandbox), sandbox)
+            if student and not_emulated and reports.mark_not_emulated(student, not_emulated):
+                reports.write_back(student)
             replaced.append([lab.name, "student"])
     if sol_runner is not None:
         log = None
@@ -229,17 +247,49 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None):
     return student, solution
 
 
+def default_emulation(args, build, names):
+    """Whether this grading emulates the GPU variants without being asked: --quick on a machine
+    without a CUDA device, where they would otherwise read 'not run' (--no-emulate keeps that).
+    Says so either way, and why not where the build cannot emulate."""
+    if (getattr(args, "emulate", False) or getattr(args, "no_emulate", False) or not args.quick
+            or getattr(args, "python_simulate", False) or machine_gpu(build)):
+        return False
+    cannot = [n for n in names if not build.lab(n).emulated_runner]
+    if cannot:
+        say(f"no CUDA device here: the GPU variants of {', '.join(cannot)} stay 'not run' (this build cannot "
+            "emulate them: CPU emulation needs TBB, apt-get install libtbb-dev, then ./labkit build)")
+        return False
+    say("no CUDA device here: the GPU variants are emulated on the CPU (--quick's default; minutes of "
+        "compile the first time; --no-emulate leaves them 'not run')")
+    return True
+
+
 def grade_default(args, labs, sandbox):
     """Student tree (and reference when built) for each lab, then the side-by-side summary."""
     if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
         args.seed = int.from_bytes(os.urandom(4), "little")
     build = open_build(build_dir_of(args))
+    names = build.select(labs)
+    if getattr(args, "emulate", False):  # every lab asked for has an emulated runner, before any is graded
+        covered = [l.name for l in build.labs if l.emulated_runner]
+        missing = [n for n in names if n not in covered]
+        if missing and covered:
+            raise UsageError(f"--emulate: {', '.join(missing)} cannot be emulated yet; the labs that can: "
+                             f"{', '.join(covered)} (name them: ./labkit grade {' '.join(covered)} --emulate)")
+        for name in missing:
+            runner_targets(build.lab(name), True)  # none emulated: its message says why
+    if default_emulation(args, build, names):
+        if args.solution:
+            args.emulate = True
+        emulate_student = not args.solution
+    else:
+        emulate_student = False
     say(f"sandbox of the runners: {sandbox.label}")
     out = results_folder(args)
     runs, replaced, exit_status = [], [], 0
-    for name in build.select(labs):
+    for name in names:
         say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
-        student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced)
+        student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced, emulate_student)
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)
         if any(r and reports.failing(r) for r in (student, solution)):

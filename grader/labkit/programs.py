@@ -5,13 +5,16 @@ whichever code base is graded (labs/, solutions/, or a submission built apart)."
 
 import functools
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
 
 from .build import BuildInfo, make
 from .proc import capture
-from .util import ROOT, LabkitError, first_errors, rel, say
+from .util import ANSI_RE, ROOT, LabkitError, first_errors, rel, say
+
+PROBE_TIMEOUT_S = 60  # the kit's device probe: a driver that hangs must not hang labkit
 
 PYTHON_VENV = ROOT / ".venv-python" / "bin" / "python3"  # ./labkit setup --python makes it
 SYSTEM_PYTHON = Path("/usr/bin/python3")  # readable by the sandbox user, unlike a python under /root
@@ -87,6 +90,33 @@ def runner_target(lab, solution):
     return lab.solution_runner
 
 
+def runner_targets(lab, emulate=False):
+    """(student runner, solution runner) targets of lab (a build.Lab), the solution's "" when it
+    is not built; with emulate, the emulated runners (their GPU variants on the CPU: emulate/),
+    built only when asked for (minutes of compile each)."""
+    if not emulate:
+        return lab.runner, lab.solution_runner
+    if not lab.emulated_runner:
+        raise LabkitError(f"--emulate: this build has no emulated runner of {lab.name} (CPU emulation needs "
+                          "TBB: apt-get install libtbb-dev, then ./labkit build; emulate/meson.build lists "
+                          "the labs it covers)")
+    return lab.emulated_runner, lab.solution_emulated_runner
+
+
+def cannot_emulate(build_log):
+    """What a failed emulated build says a student's files use that the CPU build lacks, for
+    'not run: cannot be emulated (uses ...)': an undeclared name (an intrinsic the shim does not
+    map), inline PTX (which the CPU's assembler rejects), else the compiler's first error."""
+    text = ANSI_RE.sub("", build_log)
+    name = re.search(r"[‘'`](\w+)[’'`] (?:was not declared|is not a member|has not been declared)", text)
+    if name:
+        return f"uses {name.group(1)}"
+    if re.search(r"no such instruction|unknown mnemonic|invalid instruction suffix", text):
+        return "uses inline PTX (asm)"
+    first = first_errors(build_log, 1).strip()
+    return f"the CPU build fails: {first[:160]}" if first else "the CPU build fails"
+
+
 def lab_programs(build, lab_name, solution=False):
     """(grader, runner) of lab_name in build, both built; the reference's runner with solution.
     For the commands that need both or nothing (run, list, --sanitize)."""
@@ -159,3 +189,17 @@ def student_files(grader, lab_name):
     if not files:
         raise LabkitError(f"the {lab_name} grader lists no student files ({rel(grader)} list-files)")
     return [f.strip() for f in files]
+
+
+def machine_gpu(main):
+    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
+    which groups are graded here, the same for every submission."""
+    if not main.cuda or not main.probe:
+        return ""
+    probe, _ = make(main.dir, main.probe)
+    if probe is None:
+        return ""
+    # The probe answers on fd 3 (the grader's report pipe): here, onto the captured stdout.
+    _, text, _ = capture(["bash", "-c", 'exec "$0" 3>&1 >/dev/null 2>&1', str(probe)], timeout=PROBE_TIMEOUT_S)
+    device = dict(l.split("\t")[1:3] for l in text.splitlines() if l.startswith("device\t") and l.count("\t") >= 2)
+    return device.get("name", "") if device.get("available") == "1" else ""

@@ -18,9 +18,10 @@ UNCHECKED = {"not-run", "skipped"}
 # Where a student finds this course's GPUs (the instructor fills it in). A no-GPU message that
 # points there takes the path from here: one home for it.
 GPU_TIME_DOC = "docs/gpu_time.md"
+# pass-emulated: a GPU variant right on the CPU (grade --emulate), never a GPU's pass (grader/verdict.hpp).
 SHOWN = {
-    "pass": "pass", "fail": "FAIL", "todo": "TODO", "not-run": "not run", "skipped": "skipped",
-    "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
+    "pass": "pass", "pass-emulated": "pass (emulated)", "fail": "FAIL", "todo": "TODO", "not-run": "not run",
+    "skipped": "skipped", "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
 }
 
 
@@ -148,6 +149,15 @@ def placeholder(lab, label, variants, status, detail):
                          for v in (students or [{"name": "*", "kind": ""}])]}
 
 
+def mark_not_emulated(report, why):
+    """The GPU variants that an emulated grading had to leave 'not run' (the student's files do
+    not build for the CPU) say so and why; True if any changed."""
+    rows = [v for v in report.get("variants", []) if v.get("status") == "not-run"]
+    for v in rows:
+        v["detail"] = f"cannot be emulated ({why})"
+    return bool(rows)
+
+
 def failing(report):
     return [v for v in report.get("variants", []) if v.get("status") in FAILING]
 
@@ -179,7 +189,11 @@ def student_summary(report):
     if not_run:
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
         parts.append(f"{len(not_run)} GPU variant{'s' if len(not_run) > 1 else ''} compiled but NOT "
-                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC})")
+                     f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC}), or on the CPU "
+                     "with --emulate")
+    caveat = (report.get("environment") or {}).get("gpu_emulated")
+    if "pass-emulated" in seen and caveat:  # the grader's words for what emulation cannot show
+        parts.append(caveat)
     return "; ".join(parts)
 
 
@@ -342,7 +356,7 @@ def print_details(report, title):
     one line in all when every variant failed the same way (a crash or timeout of the process);
     then one line per flag of a variant (timing flagged for review)."""
     bad = [v for v in report.get("variants", [])
-           if v.get("status") not in ("pass", "todo", "not-run", "skipped", "build-error")]
+           if v.get("status") not in ("pass", "pass-emulated", "todo", "not-run", "skipped", "build-error")]
     why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
         f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
     if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:
