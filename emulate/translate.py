@@ -57,14 +57,21 @@ def matching_paren(text, open_pos):
     return -1
 
 
+KERNEL_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:<>, \t")
+LEADING_KEYWORD = re.compile(r"(?:(?:else|do|return)\s+)+")
+
+
 def kernel_start(text, pos):
-    """Where the kernel expression before <<< begins: after the statement's last ; { } or line start."""
+    """Where the kernel expression before <<< begins: a name, maybe qualified and with template
+    arguments (ns::scan<T, 8>), after whatever ends the code before it on its line (a ; { } or
+    the ) of `for (...) kernel<<<...>>>(...)`) and any else, do or return."""
     i = pos
-    while i > 0 and text[i - 1] not in ";{}\n":
+    while i > 0 and text[i - 1] in KERNEL_CHARS:
         i -= 1
-    while text[i] in " \t":
+    while text[i] in " \t,>":
         i += 1
-    return i
+    keyword = LEADING_KEYWORD.match(text, i)
+    return keyword.end() if keyword else i
 
 
 def code_mask(text):

@@ -257,7 +257,7 @@ def default_emulation(args, build, names):
     cannot = [n for n in names if not build.lab(n).emulated_runner]
     if cannot:
         say(f"no CUDA device here: the GPU variants of {', '.join(cannot)} stay 'not run' (this build cannot "
-            "emulate them: CPU emulation needs TBB, apt-get install libtbb-dev, then ./labkit build)")
+            "emulate them: emulate/meson.build lists the labs it covers)")
         return False
     say("no CUDA device here: the GPU variants are emulated on the CPU (--quick's default; minutes of "
         "compile the first time; --no-emulate leaves them 'not run')")

@@ -97,9 +97,8 @@ def runner_targets(lab, emulate=False):
     if not emulate:
         return lab.runner, lab.solution_runner
     if not lab.emulated_runner:
-        raise LabkitError(f"--emulate: this build has no emulated runner of {lab.name} (CPU emulation needs "
-                          "TBB: apt-get install libtbb-dev, then ./labkit build; emulate/meson.build lists "
-                          "the labs it covers)")
+        raise LabkitError(f"--emulate: this build has no emulated runner of {lab.name} (emulate/meson.build "
+                          "lists the labs it covers; ./labkit build updates an older build folder)")
     return lab.emulated_runner, lab.solution_emulated_runner
 
 

@@ -553,11 +553,12 @@ namespace hip
         void Tiled_domain::for_each_tile_(
             const F& fn, const std::tuple<Args...>& args) const noexcept
         {
-            std::for_each(
-                std::execution::par_unseq,
-                cbegin(),
-                cend(),
-                make_tile_fn_([&](auto&& tile) noexcept {
+            // labkit: the blocks in parallel through OpenMP, handed out one at a time in order
+            // (a block that waits for an earlier one, as a single-pass scan's does, finds it
+            // started), instead of std::execution::par_unseq, which needs TBB on GCC.
+            const auto first{cbegin()};
+            const std::int64_t n{cend() - first};  // blocks (size() counts their threads)
+            const auto run_block{make_tile_fn_([&](auto&& tile) noexcept {
                 // labkit: every thread of the block runs as a fiber of the block scheduler.
                 const auto& b{index(tile)};
                 const auto& c{tile_count()};
@@ -568,7 +569,12 @@ namespace hip
 
                 Block_scheduler::here().run(
                     count(tile_dimensions()), linear, kernel());
-            }));
+            })};
+            #pragma omp parallel for schedule(dynamic, 1)
+            for (std::int64_t i = 0; i < n; ++i) {
+                auto it{first + i};  // *it refers into it: it must outlive the call
+                run_block(*it);
+            }
         }
 
         template<typename F, typename... Args>
@@ -576,15 +582,18 @@ namespace hip
         void Tiled_domain::for_each_unit_tile_(
             const F& fn, const std::tuple<Args...>& args) const noexcept
         {
-            std::for_each_n(
-                std::execution::par_unseq,
-                cbegin(),
-                size(),
-                make_tile_fn_([&](auto&& tile) noexcept {
+            const auto first{cbegin()};  // labkit: OpenMP, as for_each_tile_
+            const auto n{static_cast<std::int64_t>(size())};  // one thread per block: threads = blocks
+            const auto run_block{make_tile_fn_([&](auto&& tile) noexcept {
                 Tile::this_tile_() = std::move(tile);
 
                 std::apply(fn, args);
-            }));
+            })};
+            #pragma omp parallel for schedule(dynamic, 1)
+            for (std::int64_t i = 0; i < n; ++i) {
+                auto it{first + i};  // *it refers into it: it must outlive the call
+                run_block(*it);
+            }
         }
 
         // CREATORS
