@@ -27,11 +27,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <numeric>
 #include <random>
 #include <vector>
+
+#include <sys/mman.h>
 
 namespace hip
 {
@@ -65,28 +70,66 @@ namespace hip
             // pages cost no memory.
             static constexpr std::uint32_t stack_bytes_{64u * 1024u};
             static constexpr std::uint32_t lanes_{32u};
+            static constexpr std::uint32_t max_threads_{1024u};  // a block's most (hipLaunchKernel's check)
+            // Every switch reads the new fiber's saved registers (libco keeps them at the bottom
+            // of its stack) and the top of its stack. Stacks laid end to end put the top of
+            // stack i and the registers of stack i + 1 in one page, so a 1024-thread block's
+            // switches need half as many TLB entries as with a separately allocated stack each;
+            // the extra cache line per stack puts each fiber's hot lines in other cache sets
+            // than its neighbours' (a 64 KiB stride maps them all to the same sets).
+            static constexpr std::size_t stride_{stack_bytes_ + 64u};
+            static constexpr std::size_t region_bytes_{max_threads_ * stride_};
 
+            char* stacks_{};  // fiber i's stack starts at stacks_ + i * stride_; address space only until touched
             std::vector<Fiber> fibers_;  // fiber i is thread i (its id, which threadIdx reads)
             std::vector<State> state_;
             std::vector<std::uint32_t> mask_;  // the lanes a thread parked at a warp barrier waits for
             std::vector<std::uint32_t> order_;
+            std::uint32_t next_{};  // the position in order_ where this round goes on
             std::uint32_t current_{};
+            std::uint32_t live_{};  // threads that have not returned
+            std::uint32_t at_syncwarp_{};  // threads parked at a warp barrier
             const std::function<void ()>* kernel_{};
 
             static void fiber_main_() noexcept
             {
                 auto& s{here()};
-                while (true) {
+                while (true) {  // one pass per block that this fiber serves as thread current_
                     (*s.kernel_)();
                     s.state_[s.current_] = State::returned;
-                    Fiber::yield(Fiber::main());
+                    --s.live_;
+                    s.stop_();
                 }
+            }
+
+            // Starts or resumes the next thread of this round, in the schedule's order, that is
+            // ready; false, and no switch, when none is left. A stopping fiber calls it to hand
+            // over to that thread directly: going through the main context instead would take
+            // two switches per thread and barrier, and the switches are most of the time.
+            bool switch_to_next_() noexcept
+            {
+                while (next_ < order_.size()) {
+                    const auto t{order_[next_++]};
+                    if (state_[t] != State::ready) continue;
+                    current_ = t;
+                    Fiber::yield(fibers_[t]);
+                    return true;  // this context runs again: resumed later, or run() at round's end
+                }
+                return false;
+            }
+
+            // The current thread stops (parked or returned): the next one runs, or, at the end of
+            // the round, run() releases the parked threads.
+            void stop_() noexcept
+            {
+                if (!switch_to_next_()) Fiber::yield(Fiber::main());
             }
 
             void park_(State why) noexcept
             {
                 state_[current_] = why;
-                Fiber::yield(Fiber::main());
+                if (why == State::at_syncwarp) ++at_syncwarp_;
+                stop_();
             }
 
             void make_order_(std::uint32_t n, std::uint64_t block)
@@ -103,26 +146,39 @@ namespace hip
                 }
             }
 
-            void drop_fibers_() noexcept
+            void make_fibers_(std::uint32_t n) noexcept
             {
-                for (auto&& f : fibers_) co_delete(native_handle(f));
-                fibers_.clear();
+                if (!stacks_) {
+                    void* r{mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)};
+                    if (r == MAP_FAILED) {
+                        std::fputs("hip-cpu: no address space for the fibers' stacks\n", stderr);
+                        std::abort();
+                    }
+                    stacks_ = static_cast<char*>(r);
+                }
+                fibers_.reserve(n);
+                while (fibers_.size() < n) {
+                    const auto i{static_cast<std::uint32_t>(fibers_.size())};
+                    fibers_.push_back(Fiber::make(
+                        co_derive(stacks_ + i * stride_, stack_bytes_, &fiber_main_)));
+                    fibers_.back().set_id_(i);
+                }
             }
 
+            // Forgets the fibers (their stacks are reused by the next ones). A fiber is never
+            // deleted: one that is parked inside the kernel has nothing to free but its stack.
+            void drop_fibers_() noexcept { fibers_.clear(); }
+
             // Lets parked threads go on; false when every thread has returned, or none can go on.
+            // Called between rounds, when no thread is ready: each has parked or returned.
             bool release_() noexcept
             {
                 const auto n{static_cast<std::uint32_t>(state_.size())};
-                bool live{false};
-                bool all_at_syncthreads{true};
-                for (auto&& s : state_) {
-                    if (s == State::returned) continue;
-                    live = true;
-                    all_at_syncthreads = all_at_syncthreads && s == State::at_syncthreads;
-                }
-                if (!live) return false;
-                if (all_at_syncthreads) {
-                    for (auto&& s : state_) if (s != State::returned) s = State::ready;
+                if (live_ == 0) return false;
+                if (at_syncwarp_ == 0) {  // every thread still running waits at __syncthreads
+                    // Branch-free so that it vectorizes: this runs once per barrier of the block.
+                    for (auto&& s : state_) s = s == State::returned ? s : State::ready;
                     return true;
                 }
                 bool released{false};
@@ -139,7 +195,10 @@ namespace hip
                     }
                     if (waiting == 0 || (wanted & running & ~waiting) != 0) continue;
                     for (auto lane = 0u; lane < lanes_ && base + lane < n; ++lane) {
-                        if (waiting & (1u << lane)) state_[base + lane] = State::ready;
+                        if (waiting & (1u << lane)) {
+                            state_[base + lane] = State::ready;
+                            --at_syncwarp_;
+                        }
                     }
                     released = true;
                 }
@@ -163,31 +222,30 @@ namespace hip
             Block_scheduler() = default;
             Block_scheduler(const Block_scheduler&) = delete;
             Block_scheduler& operator=(const Block_scheduler&) = delete;
-            ~Block_scheduler() { drop_fibers_(); }
+            ~Block_scheduler()
+            {
+                drop_fibers_();
+                if (stacks_) munmap(stacks_, region_bytes_);
+            }
 
-            // Runs `kernel` once per thread of a block of n threads; `block` is the block's
-            // linear index (it seeds the shuffled order).
+            // Runs `kernel` once per thread of a block of n threads (n <= max_threads_); `block`
+            // is the block's linear index (it seeds the shuffled order).
             void run(
                 std::uint32_t n,
                 std::uint64_t block,
                 const std::function<void ()>& kernel) noexcept
             {
-                (void)Fiber::main();  // the context every fiber parks back to
+                (void)Fiber::main();  // the context that a round starts from and ends in
                 kernel_ = &kernel;
-                fibers_.reserve(n);
-                while (fibers_.size() < n) {
-                    fibers_.push_back(Fiber::make(stack_bytes_, &fiber_main_));
-                    fibers_.back().set_id_(static_cast<std::uint32_t>(fibers_.size() - 1));
-                }
+                make_fibers_(n);
                 state_.assign(n, State::ready);
                 mask_.assign(n, ~0u);
+                live_ = n;
+                at_syncwarp_ = 0;
                 make_order_(n, block);
-                do {
-                    for (auto t : order_) {
-                        if (state_[t] != State::ready) continue;
-                        current_ = t;
-                        Fiber::yield(fibers_[t]);
-                    }
+                do {  // a round: the ready threads run one after the other, each handing over to the next
+                    next_ = 0;
+                    (void)switch_to_next_();
                 } while (release_());
             }
 
