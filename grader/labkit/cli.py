@@ -99,10 +99,10 @@ def make_parser():
                    "and report what it finds per variant (results/sanitize/); needs a GPU")
     p.add_argument("--emulate", action="store_true",
                    help="no GPU needed: build each lab's emulated runner (its CUDA compiled for the CPU through "
-                   "HIP-CPU; minutes of compile, once) and check the GPU variants on the CPU, each under three "
+                   "HIP-CPU; about a minute of compile per lab, once) and check the GPU variants on the CPU, each under three "
                    "orders of a block's threads (a missing __syncthreads() shows). A pass reads 'pass (emulated)': "
-                   "not timed, and it cannot show speed, races between blocks or memory-model effects. Use small "
-                   "--sizes or --quick. The default with --quick on a machine without a CUDA device (for your "
+                   "not timed, and it cannot show speed, races between blocks or memory-model effects. The quick "
+                   "sizes unless --sizes says otherwise. The default with --quick on a machine without a CUDA device (for your "
                    "files; with --solution, for the reference)")
     p.add_argument("--no-emulate", action="store_true",
                    help="without a CUDA device, leave the GPU variants 'not run' even with --quick")

@@ -259,8 +259,8 @@ def default_emulation(args, build, names):
         say(f"no CUDA device here: the GPU variants of {', '.join(cannot)} stay 'not run' (this build cannot "
             "emulate them: emulate/meson.build lists the labs it covers)")
         return False
-    say("no CUDA device here: the GPU variants are emulated on the CPU (--quick's default; minutes of "
-        "compile the first time; --no-emulate leaves them 'not run')")
+    say("no CUDA device here: the GPU variants are emulated on the CPU (--quick's default; about a minute "
+        "of compile per lab the first time; --no-emulate leaves them 'not run')")
     return True
 
 
@@ -278,6 +278,9 @@ def grade_default(args, labs, sandbox):
                              f"{', '.join(covered)} (name them: ./labkit grade {' '.join(covered)} --emulate)")
         for name in missing:
             runner_targets(build.lab(name), True)  # none emulated: its message says why
+        if not args.quick and not args.sizes:  # the full sizes would take hours of fiber switches
+            args.quick = True
+            say("--emulate: the quick sizes (--sizes for others; emulation is far slower than a GPU)")
     if default_emulation(args, build, names):
         if args.solution:
             args.emulate = True

@@ -93,7 +93,7 @@ def runner_target(lab, solution):
 def runner_targets(lab, emulate=False):
     """(student runner, solution runner) targets of lab (a build.Lab), the solution's "" when it
     is not built; with emulate, the emulated runners (their GPU variants on the CPU: emulate/),
-    built only when asked for (minutes of compile each)."""
+    built only when asked for (about a minute of compile per lab)."""
     if not emulate:
         return lab.runner, lab.solution_runner
     if not lab.emulated_runner:
