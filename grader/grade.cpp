@@ -144,26 +144,44 @@ void explain_wrong_digests(VariantResult& r, const std::vector<std::size_t>& wro
         }
 }
 
+// The cases that the reversed and shuffled orders run: up to this many pixels (every awkward
+// shape of the quick sizes, 255x257 the largest: partial and many blocks in both directions).
+// An order's bug is a block's, and shows on any image that fills blocks; the large cases and
+// the photos, which cost the most (a fiber switch per thread per barrier), run in order only.
+constexpr long long kReorderedMaxPixels = 65536;
+// Of the shared patterns, only this one's cases are reordered: a thread that reads a neighbour's
+// value before or after its update reads a different number only where neighbours differ, as in
+// noise; zeros, all-255 or a ramp hide it. The cases of no shared pattern (the lab's own: a
+// filter size, a histogram's shape; a photo, were one that small) are all reordered. One pattern
+// of four nearly halved Lab 1's emulation time (docs/results/emulation-speed-*): its 1024-thread
+// scans take a whole block through 20 barriers for each one-pixel row of a 1x4099 strip.
+constexpr labkit::Pattern kReorderedPattern = labkit::Pattern::random;
+
+bool reordered(const GraderExercise& ex, std::size_t i) {
+    const auto [w, h] = ex.case_size(i);
+    const auto pattern = ex.case_pattern(i);
+    return static_cast<long long>(w) * h <= kReorderedMaxPixels && (!pattern || *pattern == kReorderedPattern);
+}
+
 // Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
 // answer to a case not answered before, nothing else the runner prints.
-// schedule: an emulated GPU variant's (check_emulated); "" for any other. max_pixels: when
-// above 0, the cases with more pixels are neither asked for nor counted.
+// schedule: an emulated GPU variant's (check_emulated); "" for any other. reordered_only: the
+// cases that reordered() leaves out are neither asked for nor counted.
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                             const fs::path& work, labkit::Progress& progress, const std::string& schedule = "",
-                            long long max_pixels = 0) {
+                            bool reordered_only = false) {
     VariantResult r = start_result(v);
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
     // A case whose parameters are not for this variant is neither asked for nor counted.
     std::vector<bool> answered(ex.cases(), false);
-    std::vector<std::size_t> asked;  // with max_pixels: the runner's --only
+    std::vector<std::size_t> asked;  // with reordered_only: the runner's --only
     for (std::size_t i = 0; i < ex.cases(); ++i) {
-        const auto [w, h] = ex.case_size(i);
-        answered[i] = !ex.applies(i, v.name) || (max_pixels > 0 && static_cast<long long>(w) * h > max_pixels);
+        answered[i] = !ex.applies(i, v.name) || (reordered_only && !reordered(ex, i));
         if (!answered[i]) asked.push_back(i);
     }
     r.cases_total = static_cast<int>(asked.size());
-    if (max_pixels > 0 && asked.empty()) {  // no case that small: nothing to ask (an empty --only asks all)
+    if (reordered_only && asked.empty()) {  // no such case: nothing to ask (an empty --only asks all)
         r.status = Status::pass;
         return r;
     }
@@ -191,7 +209,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     call.program = v.program;
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     if (!schedule.empty()) call.args.insert(call.args.end(), {"--schedule", schedule});
-    if (max_pixels > 0) call.args.insert(call.args.end(), {"--only", join_commas(asked)});
+    if (reordered_only) call.args.insert(call.args.end(), {"--only", join_commas(asked)});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
             const auto f = split_tabs(value);
@@ -295,23 +313,16 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
 std::vector<std::string> schedules(std::uint64_t seed) {
     return {"in-order", "reversed", "shuffled:" + std::to_string(seed)};
 }
-// The cases that the reversed and shuffled orders run: up to this many pixels (every awkward
-// shape of the quick sizes, 255x257 the largest: partial and many blocks in both directions).
-// An order's bug is a block's, and shows on any image that fills blocks; the large cases and
-// the photos, which cost the most (a fiber switch per thread per barrier), run in order only.
-constexpr long long kReorderedMaxPixels = 65536;
-
 // An emulated GPU variant (--emulate): checked under the reversed and the seed's shuffled
-// schedules on the cases up to kReorderedMaxPixels, then in order on every case; the first
-// schedule that does not pass gives the verdict, named in its detail. Passing under all of them
+// schedules on the reordered() cases, then in order on every case; the first schedule that does
+// not pass gives the verdict, named in its detail. Passing under all of them
 // is "pass (emulated)", never a GPU's pass.
 VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                              const fs::path& work, labkit::Progress& progress) {
     const auto orders = schedules(o.cases.seed);
     VariantResult r;
     for (const auto& s : {orders[1], orders[2], orders[0]}) {
-        const long long max_pixels = s == orders[0] ? 0 : kReorderedMaxPixels;
-        r = check_variant(v, ex, o, runner, work, progress, s, max_pixels);
+        r = check_variant(v, ex, o, runner, work, progress, s, s != orders[0]);
         if (r.status == Status::todo || r.status == Status::skipped) return r;  // the same under every schedule
         if (r.status != Status::pass) {
             r.detail = "emulated, " + s + " schedule: " + r.detail;
@@ -319,7 +330,8 @@ VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const G
         }
     }
     r.status = Status::pass_emulated;
-    r.detail = "emulated on the CPU: every case right under the " + orders[0] + " schedule, and those up to " +
+    r.detail = "emulated on the CPU: every case right under the " + orders[0] + " schedule, and the " +
+               std::string(labkit::pattern_name(kReorderedPattern)) + " and lab cases up to " +
                std::to_string(kReorderedMaxPixels) + " pixels under the " + orders[1] + " and " + orders[2] +
                " schedules too";
     return r;

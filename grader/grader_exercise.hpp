@@ -84,6 +84,8 @@ public:
     virtual bool applies(std::size_t i, const std::string& variant) const = 0;
     virtual const std::string& case_name(std::size_t i) const = 0;
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
+    // The shared pattern that case i's input was made from; none for the lab's own cases and photos.
+    virtual std::optional<labkit::Pattern> case_pattern(std::size_t i) const = 0;
     virtual std::filesystem::path manifest() const = 0;
     // The expected output's digest (labkit/digest.hpp) where case i may be answered with one: a
     // large output compared exactly. Otherwise none: the answer comes as a file.
@@ -166,6 +168,7 @@ public:
     std::pair<int, int> case_size(std::size_t i) const override {
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
     }
+    std::optional<labkit::Pattern> case_pattern(std::size_t i) const override { return cases_.at(i).pattern; }
     std::filesystem::path manifest() const override { return manifest_; }
     std::optional<std::uint64_t> expected_digest(std::size_t i) const override { return cases_.at(i).digest; }
 
@@ -343,6 +346,7 @@ private:
         Params params;
         labkit::HostImage<Out> want;
         std::optional<std::uint64_t> digest;  // where a digest may stand for the answer file
+        std::optional<labkit::Pattern> pattern;  // the shared pattern of the input; none: a lab case or a photo
     };
 
     // The digest that may stand for the answer file: large outputs compared exactly.
@@ -352,13 +356,14 @@ private:
         return labkit::host_digest(want.data(), sizeof(Out), w, h, static_cast<std::size_t>(w));
     }
 
-    void add(std::string name, labkit::HostImage<In> input, Params params) {
+    void add(std::string name, labkit::HostImage<In> input, Params params,
+             std::optional<labkit::Pattern> pattern = std::nullopt) {
         if (max_pixels_ > 0 && static_cast<long long>(input.width()) * input.height() > max_pixels_) return;
         const auto [w, h] = C::output_size(input.width(), input.height(), params);
         labkit::HostImage<Out> want(w, h);
         C::reference(input.view(), want.view(), params);
         auto digest = digest_of(want, params);
-        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest});
+        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest, pattern});
     }
 
     void build_cases(const CaseSettings& settings) {
@@ -366,7 +371,7 @@ private:
         for (const Size& size : settings.sizes)
             for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
-                    C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>());
+                    C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>(), p);
         if constexpr (requires { C::lab_cases(settings.seed); })
             for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
         if (C::uses_photos && !settings.photos_dir.empty()) {
@@ -388,13 +393,14 @@ private:
         try {
             for (std::string line; std::getline(index, line);) {
                 auto f = split_tabs(line);
-                f.resize(2);
+                f.resize(3);
                 const auto i = std::to_string(cases_.size());
                 auto input = read_raw<In>(slot.dir / ("input-" + i + ".raw"));
                 auto want = read_raw<Out>(slot.dir / ("want-" + i + ".raw"));
                 auto params = C::parse_params(f[1]);
                 auto digest = digest_of(want, params);
-                cases_.push_back({f[0], std::move(input), std::move(params), std::move(want), digest});
+                cases_.push_back({f[0], std::move(input), std::move(params), std::move(want), digest,
+                                  labkit::parse_pattern(f[2])});
             }
         } catch (const std::exception&) {
             cases_.clear();
@@ -415,7 +421,8 @@ private:
                     throw std::runtime_error("a case name holds a tab or a line break: " + c.name);
                 write_raw<In>(staging / ("input-" + std::to_string(i) + ".raw"), c.input.view());
                 write_raw<Out>(staging / ("want-" + std::to_string(i) + ".raw"), c.want.view());
-                index << c.name << '\t' << C::params_text(c.params) << '\n';
+                index << c.name << '\t' << C::params_text(c.params) << '\t'
+                      << (c.pattern ? labkit::pattern_name(*c.pattern) : "-") << '\n';
             }
             index.close();
             if (!index) throw std::runtime_error("cannot write " + (staging / "cases.tsv").string());

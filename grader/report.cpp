@@ -288,7 +288,7 @@ std::vector<Table> performance_tables(const Report& r) {
 // What a pass of an emulated GPU variant does not say, wherever the reports show one.
 constexpr const char* kEmulationCaveat =
     "GPU variants emulated on the CPU (HIP-CPU): their outputs were checked with a block's threads in order, and "
-    "on the small cases reversed and shuffled too, but emulation cannot show their speed (not timed), real races "
+    "on the small noise and lab cases reversed and shuffled too, but emulation cannot show their speed (not timed), real races "
     "between blocks, the GPU memory model's effects (missing fences, stale caches) or an asynchronous copy read "
     "before its wait: 'pass (emulated)' is not a GPU pass; check them on a GPU";
 
