@@ -37,6 +37,12 @@ std::string launch_problem(const LaunchShape& l, int sm, std::size_t opted_in) {
     return "";
 }
 
+std::string device_shortfall(std::size_t shared_bytes, int sm, std::size_t device_max_optin) {
+    if (shared_bytes <= device_max_optin) return "";
+    return "needs " + kib(shared_bytes) + " of shared memory per block; this GPU (sm_" + std::to_string(sm) +
+           ") allows " + kib(device_max_optin);
+}
+
 std::string newer_gpus_for(const LaunchShape& l, int sm, std::size_t opted_in) {
     std::string names;
     for (const auto& a : kArchLimits)

@@ -9,6 +9,7 @@ namespace {
 bool g_dry_run = false;        // one runner process does one thing: no threads share it
 std::string g_launch_problem;  // a dry run's launch that the target would not start, not yet thrown
 std::string g_newer_gpus;      // the GPUs that would start it ("" when none would)
+std::string g_shortfall;       // on a GPU: what a launch needs that this device does not give
 }
 
 void set_dry_run(bool on) { g_dry_run = on; }
@@ -18,6 +19,10 @@ void note_launch_problem(std::string problem, std::string newer_gpus) {
     if (!g_launch_problem.empty()) return;  // the first one: where it went wrong
     g_launch_problem = std::move(problem);
     g_newer_gpus = std::move(newer_gpus);
+}
+
+void note_device_shortfall(std::string shortfall) {
+    if (g_shortfall.empty()) g_shortfall = std::move(shortfall);
 }
 
 void throw_launch_problem(const std::string& where) {
@@ -36,6 +41,7 @@ void on_cuda_error(cudaError_t err, const char* expr, const char* file, int line
         throw_launch_problem(where);
         return;
     }
+    if (!g_shortfall.empty()) throw NeedsNewerGpu(where + std::exchange(g_shortfall, {}));
     throw CudaError(where + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") in " + expr);
 }
 }  // namespace detail

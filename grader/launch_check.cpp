@@ -9,7 +9,10 @@
 // so that the calls the student objects make come here first; this passes each on unchanged
 // (a GPU run is not touched) after noting, in a dry run only, what no GPU would start. The CUDA
 // check that follows the launch (CUDA_CHECK_LAUNCH) throws the note with its place
-// (labkit::note_launch_problem).
+// (labkit::note_launch_problem). On a GPU, a launch or an opt-in that asks for more shared memory
+// per block than the device in use gives is noted too (labkit::note_device_shortfall): the check
+// that fails after it throws NeedsNewerGpu, which the runner reports as skipped, with what the step
+// needs and what this GPU allows, instead of CUDA's cudaErrorInvalidValue.
 //
 // Limits: only launches through <<<>>> (cudaLaunchKernel called directly is not seen) and only
 // what the configuration shows: a kernel's static shared memory and registers need the device.
@@ -17,6 +20,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 #include "labkit/cuda_check.hpp"
 #include "labkit/gpu_limits.hpp"
@@ -27,7 +31,25 @@
 
 namespace {
 std::size_t g_opted_in = 0;  // the most dynamic shared memory any kernel opted in to
+
+// On a GPU: what the device in use gives a block (read once), and a note of what a launch or an
+// opt-in of shared_bytes asks beyond it, which the failing check after it throws as a skip.
+void check_device_fit(std::size_t shared_bytes) {
+    static const auto device = [] {
+        std::pair<int, std::size_t> d{0, 0};  // compute capability, most shared memory a block may opt in to
+        int id = 0, major = 0, minor = 0, optin = 0;
+        if (cudaGetDevice(&id) == cudaSuccess &&
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess &&
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, id) == cudaSuccess)
+            d = {major * 10 + minor, static_cast<std::size_t>(optin)};
+        return d;
+    }();
+    if (device.second == 0) return;  // no device to ask: the launch's own error says why
+    if (auto shortfall = labkit::device_shortfall(shared_bytes, device.first, device.second); !shortfall.empty())
+        labkit::note_device_shortfall(std::move(shortfall));
 }
+}  // namespace
 
 extern "C" {
 unsigned __real___cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
@@ -38,13 +60,17 @@ unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t s
         const labkit::LaunchShape shape{grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes};
         if (auto problem = labkit::launch_problem(shape, LABKIT_GPU_ARCH, g_opted_in); !problem.empty())
             labkit::note_launch_problem(std::move(problem), labkit::newer_gpus_for(shape, LABKIT_GPU_ARCH, g_opted_in));
+    } else {
+        check_device_fit(shared_bytes);
     }
     return __real___cudaPushCallConfiguration(grid, block, shared_bytes, stream);
 }
 
 cudaError_t __wrap_cudaFuncSetAttribute(const void* func, cudaFuncAttribute attribute, int value) {
-    if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize && value > 0)
+    if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize && value > 0) {
         g_opted_in = std::max(g_opted_in, static_cast<std::size_t>(value));
+        if (!labkit::dry_run()) check_device_fit(static_cast<std::size_t>(value));
+    }
     return __real_cudaFuncSetAttribute(func, attribute, value);
 }
 }

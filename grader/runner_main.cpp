@@ -112,6 +112,9 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     } catch (const labkit::NotImplemented& e) {
         report.send("todo", e.what());
         return 0;
+    } catch (const labkit::NeedsNewerGpu& e) {
+        report.send("skip", e.what());  // more than this GPU gives (launch_check.cpp): a verdict
+        return 0;
     } catch (const std::exception& e) {
         report.send("error", e.what());
         return kErrorExit;

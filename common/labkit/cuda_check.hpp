@@ -22,9 +22,13 @@ bool dry_run();
 // with its file and line: NeedsNewerGpu when a newer GPU would start it, else CudaError.
 // throw_launch_problem(where) throws one still pending (none: it returns).
 void note_launch_problem(std::string problem, std::string newer_gpus);
+// On a GPU, a launch or an opt-in that asks for more than this device gives (launch_check.cpp:
+// labkit::device_shortfall) is noted here, and the next failing CUDA check throws it as
+// NeedsNewerGpu: the step cannot run on this GPU, which is a verdict (skipped), not an error.
+void note_device_shortfall(std::string shortfall);
 void throw_launch_problem(const std::string& where);
 namespace detail {
-// Throws labkit::CudaError, except in a dry run.
+// Throws labkit::CudaError (NeedsNewerGpu for a noted shortfall), except in a dry run.
 void on_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 }  // namespace detail
 }  // namespace labkit

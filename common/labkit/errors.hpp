@@ -21,9 +21,9 @@ struct CudaError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// A dry run's launch that the build's target GPU would refuse but a newer one would start (more
-// shared memory per block than the target gives): a step that needs more than the target has,
-// which the grader reports as skipped with what it needs, not as an error.
+// A launch that the build's target GPU (in a dry run) or the GPU in use would refuse but a newer
+// or larger one would start (more shared memory per block than it gives): a step that needs more
+// than this GPU has, which the grader reports as skipped with what it needs, not as an error.
 struct NeedsNewerGpu : CudaError {
     using CudaError::CudaError;
 };

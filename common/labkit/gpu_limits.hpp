@@ -57,6 +57,11 @@ struct LaunchShape {
 // most dynamic shared memory the code asked cudaFuncSetAttribute for (0: never).
 std::string launch_problem(const LaunchShape& l, int sm, std::size_t opted_in);
 
+// What a launch or an opt-in of shared_bytes of dynamic shared memory per block needs, against
+// what the GPU in use allows (cudaDevAttrMaxSharedMemoryPerBlockOptin): "needs 160 KB of shared
+// memory per block; this GPU (sm_86) allows 99 KB", or "" when it fits.
+std::string device_shortfall(std::size_t shared_bytes, int sm, std::size_t device_max_optin);
+
 // The compute capabilities listed above, newer than sm, that would start a launch sm refuses
 // ("sm_80, sm_90"; "" when none would: the launch is wrong for every GPU).
 std::string newer_gpus_for(const LaunchShape& l, int sm, std::size_t opted_in);
