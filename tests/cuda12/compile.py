@@ -170,11 +170,12 @@ class Compiler:
                        "-nostdinc"] + [w for f in system for w in ("-idirafter", f)] + [
                        f"-DLABKIT_EXPECTED_CUDART_VERSION={self.cudart}", "-include", str(PRELUDE)]
 
-    def stray(self, depfile, folders):
-        """The headers a compile read from outside the CUDA 12 tree, the kit and the system folders."""
+    def stray(self, depfile, source, folders):
+        """The headers a compile of source read from outside the CUDA 12 tree, the kit, its include
+        folders and the system folders."""
         allowed = self.allowed + [os.path.realpath(f) for f in folders]
-        return [d for d in dependencies(depfile)
-                if not any(Path(os.path.realpath(d)).is_relative_to(a) for a in allowed)]
+        return [d for d in dependencies(depfile) if os.path.realpath(d) != os.path.realpath(source)
+                and not any(Path(os.path.realpath(d)).is_relative_to(a) for a in allowed)]
 
     def compile(self, source, flags, folders, sides=("device", "host", "ptxas")):
         """None when source compiles, else what failed and the compiler's words."""
@@ -192,7 +193,7 @@ class Compiler:
                 if got.returncode != 0:
                     return side, (got.stderr + got.stdout).strip()
                 depfile = tmp / f"{side}.d"
-                if depfile.exists() and (stray := self.stray(depfile, folders)):
+                if depfile.exists() and (stray := self.stray(depfile, source, folders)):
                     return side, "read headers from outside CUDA 12's tree, the kit and the system:\n  " + "\n  ".join(stray)
         return None
 
