@@ -32,6 +32,7 @@ DeviceInfo query_device() {
     info.cc_minor = prop.minor;
     info.memory_gib = static_cast<double>(prop.totalGlobalMem) / (1u << 30);
     info.l2_bytes = prop.l2CacheSize;
+    info.shared_optin = prop.sharedMemPerBlockOptin;
     int driver = 0, runtime = 0;
     CUDA_CHECK(cudaDriverGetVersion(&driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));

@@ -43,6 +43,16 @@ std::string device_shortfall(std::size_t shared_bytes, int sm, std::size_t devic
            ") allows " + kib(device_max_optin);
 }
 
+std::string unmet_needs(int min_cc, std::string_view feature, std::size_t shared_bytes, int sm,
+                        std::size_t device_max_optin) {
+    const auto version = [](int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); };
+    if (sm < min_cc)
+        return "needs compute capability " + version(min_cc) + " or newer" +
+               (feature.empty() ? "" : " (" + std::string(feature) + ")") + "; this GPU (sm_" + std::to_string(sm) +
+               ") has " + version(sm);
+    return device_shortfall(shared_bytes, sm, device_max_optin);
+}
+
 std::string newer_gpus_for(const LaunchShape& l, int sm, std::size_t opted_in) {
     std::string names;
     for (const auto& a : kArchLimits)

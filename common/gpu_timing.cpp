@@ -1,5 +1,6 @@
 #include "labkit/gpu_timing.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -10,7 +11,12 @@ bool g_dry_run = false;        // one runner process does one thing: no threads 
 std::string g_launch_problem;  // a dry run's launch that the target would not start, not yet thrown
 std::string g_newer_gpus;      // the GPUs that would start it ("" when none would)
 std::string g_shortfall;       // on a GPU: what a launch needs that this device does not give
+std::size_t g_shared_asked = 0;  // a dry run's most dynamic shared memory per block since the reset
 }
+
+void note_dynamic_shared(std::size_t bytes) { g_shared_asked = std::max(g_shared_asked, bytes); }
+std::size_t dynamic_shared_asked() { return g_shared_asked; }
+void reset_dynamic_shared_asked() { g_shared_asked = 0; }
 
 void set_dry_run(bool on) { g_dry_run = on; }
 bool dry_run() { return g_dry_run; }

@@ -56,6 +56,7 @@
 
 #include "labkit/generators.hpp"
 #include "labkit/gpu_context.hpp"
+#include "labkit/gpu_limits.hpp"
 #include "labkit/image.hpp"
 
 namespace grader {
@@ -221,6 +222,32 @@ constexpr unsigned char poison_byte() {
     return std::is_floating_point_v<T> ? 0xFF : 0xA5;
 }
 
+// What a GPU row needs of the GPU beyond what every GPU from sm_75 (the kit's floor) gives. The
+// default needs nothing more: compute capability 7.5, and no launch over the 48 KB of dynamic
+// shared memory a block may take without opting in. The runner checks a row's needs against the
+// GPU before running it (a row that does not fit is skipped, saying what it needs and what the
+// GPU has), and the dry run without a GPU checks that no launch of the row asks for more dynamic
+// shared memory than it declares (tests/needs_selftest.py).
+template <class Params>
+struct Needs {
+    int min_cc = labkit::kOldestCc;  // compute capability x 10: 80 for sm_80
+    // The dynamic shared memory per block it cannot run without, for these parameters (its
+    // tuning is the row's own): the most any of its launches asks, or for a row that adapts to
+    // a smaller GPU (asks less where less is given), its smallest configuration's. Empty: at most
+    // kDefaultDynamicSharedBytes.
+    std::function<std::size_t(const Params&)> shared_bytes = {};
+    std::string_view feature = "";  // why min_cc, in words ("cooperative launch"); "" for none
+
+    std::size_t shared_for(const Params& p) const { return shared_bytes ? shared_bytes(p) : labkit::kDefaultDynamicSharedBytes; }
+};
+
+// The needs of a row whose launches ask `bytes` of dynamic shared memory per block, whatever the
+// parameters.
+template <class Params>
+Needs<Params> needs_shared(std::size_t bytes) {
+    return {labkit::kOldestCc, [bytes](const Params&) { return bytes; }};
+}
+
 // One row of a variant table. Every row of a table has the same launcher signature: CPU rows
 // take a thread count, GPU rows a GpuContext. Exactly one of the two is set.
 template <class C>
@@ -239,6 +266,7 @@ struct Variant {
     // Optional, GPU rows: what a variant does once for a set of parameters (upload a filter's
     // weights). It runs before each run outside the kernel-only timing, inside the end-to-end one.
     SetupFn setup = {};
+    Needs<Params> needs = {};  // GPU rows: what it needs beyond sm_75's floor (Needs)
 
     Target target() const { return gpu ? Target::gpu : Target::cpu; }
 };

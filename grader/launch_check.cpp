@@ -57,6 +57,7 @@ cudaError_t __real_cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr
 
 unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
     if (labkit::dry_run()) {
+        labkit::note_dynamic_shared(shared_bytes);
         const labkit::LaunchShape shape{grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes};
         if (auto problem = labkit::launch_problem(shape, LABKIT_GPU_ARCH, g_opted_in); !problem.empty())
             labkit::note_launch_problem(std::move(problem), labkit::newer_gpus_for(shape, LABKIT_GPU_ARCH, g_opted_in));

@@ -11,7 +11,8 @@
 //                             The grader asks for it on large cases compared exactly, and asks
 //                             again for the file of a case whose digest is wrong (--only)
 //       todo  <message>       the variant is not written yet (NotImplemented)
-//       skip  <message>       it cannot run here (a Python driver not installed): "skipped", no failure
+//       skip  <message>       it cannot run here (a Python driver not installed; a GPU without what
+//                             the row needs, exercise.hpp's Needs): "skipped", no failure
 //       error <message>       an exception; the runner exits 3
 //   runner time EXERCISE VARIANT --sizes N,... --patterns P,... --threads N,... [--runs N]
 //               [--params LABEL,...] [--answers DIR]   (perf_params by label; default: all but on_request)
@@ -25,6 +26,10 @@
 //                             or "-"; it chose at random which runs it checks (at least two of a
 //                             measurement), and judges each kept output against its seed's input
 //       perf  <PerfLine fields>   every timed run had a fresh input and a re-poisoned output
+//   runner dry EXERCISE VARIANT   without a GPU: the host code run to its launches (runner.hpp)
+//       compiled <variant>    it ran through; todo, skip and error as for check
+//       needs <params> <asked> <declared>   per set of parameters: the most dynamic shared memory
+//                             per block its launches asked, and its row's Needs (tests only)
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
 //                             variant it runs without a GPU, on a simulator; "emulated": a GPU variant
 //                             an emulated runner runs on the CPU (emulate/, grade --emulate)]

@@ -336,6 +336,20 @@ TEST_CASE("launch configurations: what no GPU starts, and what needs a newer one
     CHECK(labkit::arch_limits(61).sm == 75);  // older than any listed: the oldest the kit builds for
 }
 
+TEST_CASE("a step's needs against a GPU: what it needs and what this GPU has", "[common][launch]") {
+    constexpr std::size_t kKib = 1024;
+    // A T4 (sm_75, 64 KB a block) and a step of 160 KB: skipped, with both numbers.
+    CHECK(labkit::unmet_needs(75, "", 160 * kKib, 75, 64 * kKib) ==
+          "needs 160 KB of shared memory per block; this GPU (sm_75) allows 64 KB");
+    CHECK(labkit::unmet_needs(75, "", 160 * kKib, 90, 227 * kKib).empty());
+    CHECK(labkit::unmet_needs(75, "", 64 * kKib, 75, 64 * kKib).empty());  // exactly the limit fits
+    CHECK(labkit::unmet_needs(80, "cooperative launch", 0, 75, 64 * kKib) ==
+          "needs compute capability 8.0 or newer (cooperative launch); this GPU (sm_75) has 7.5");
+    CHECK(labkit::unmet_needs(80, "", 0, 86, 99 * kKib).empty());
+    CHECK(labkit::device_shortfall(99 * kKib + 1, 86, 99 * kKib) ==
+          "needs 101377 bytes of shared memory per block; this GPU (sm_86) allows 99 KB");
+}
+
 TEST_CASE("a noisy CPU measurement is stretched until it settles, within bounds", "[common][timing]") {
     const labkit::RunPolicy adaptive{};
     const double noisy = 2 * labkit::RunPolicy::kSteadyNoise, steady = labkit::RunPolicy::kSteadyNoise / 2;

@@ -19,8 +19,11 @@ cannot use is a one-line message on stderr and exit status 1 (meson shows it).
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-OLDEST = 75  # Turing (T4): the oldest architecture nvcc 13 compiles for, and the kit's floor
+# The kit's floor (Turing, the T4; the oldest architecture nvcc 13 compiles for), from its one home.
+LIMITS = Path(__file__).resolve().parent.parent / "common" / "labkit" / "gpu_limits.hpp"
+OLDEST = int(re.search(r"kOldestCc = (\d+);", LIMITS.read_text()).group(1))
 TOKEN = re.compile(r"(sm|compute)_(\d+)")
 
 

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 
 #include "labkit/errors.hpp"
@@ -26,6 +27,11 @@ void note_launch_problem(std::string problem, std::string newer_gpus);
 // labkit::device_shortfall) is noted here, and the next failing CUDA check throws it as
 // NeedsNewerGpu: the step cannot run on this GPU, which is a verdict (skipped), not an error.
 void note_device_shortfall(std::string shortfall);
+// The most dynamic shared memory per block that a launch asked for since the last reset, in a dry
+// run (launch_check.cpp notes each): what the runner's dry run compares with a row's Needs.
+void note_dynamic_shared(std::size_t bytes);
+std::size_t dynamic_shared_asked();
+void reset_dynamic_shared_asked();
 void throw_launch_problem(const std::string& where);
 namespace detail {
 // Throws labkit::CudaError (NeedsNewerGpu for a noted shortfall), except in a dry run.

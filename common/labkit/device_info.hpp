@@ -1,6 +1,7 @@
 // What the results were measured on: the GPU (if any) and the host. Every result file records it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace labkit {
@@ -13,6 +14,7 @@ struct DeviceInfo {
     int cc_major = 0, cc_minor = 0;
     double memory_gib = 0;
     int l2_bytes = 0;
+    std::size_t shared_optin = 0;  // the most shared memory one block may opt in to (bytes)
     std::string driver_version, runtime_version;
     double copy_gbps = 0;  // measured device-to-device copy, bytes read + written per second / 1e9
     double fma_gflops = 0; // measured FP32 fused multiply-add rate, 2 FLOP per FMA, / 1e9

@@ -12,9 +12,11 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace labkit {
 
+inline constexpr int kOldestCc = 75;  // the oldest GPU the kit builds for (tools/gpu_arch.py reads it)
 inline constexpr int kMaxThreadsPerBlock = 1024;
 inline constexpr int kMaxBlockX = 1024, kMaxBlockY = 1024, kMaxBlockZ = 64;
 inline constexpr long long kMaxGridX = 2147483647LL;
@@ -61,6 +63,13 @@ std::string launch_problem(const LaunchShape& l, int sm, std::size_t opted_in);
 // what the GPU in use allows (cudaDevAttrMaxSharedMemoryPerBlockOptin): "needs 160 KB of shared
 // memory per block; this GPU (sm_86) allows 99 KB", or "" when it fits.
 std::string device_shortfall(std::size_t shared_bytes, int sm, std::size_t device_max_optin);
+
+// Why a GPU of compute capability sm whose blocks may opt in to device_max_optin bytes cannot run
+// a step that needs compute capability min_cc (for `feature`, "" for none) and shared_bytes of
+// dynamic shared memory per block ("" when it can): "needs compute capability 8.0 or newer
+// (cooperative launch); this GPU (sm_75) has 7.5", or device_shortfall's words.
+std::string unmet_needs(int min_cc, std::string_view feature, std::size_t shared_bytes, int sm,
+                        std::size_t device_max_optin);
 
 // The compute capabilities listed above, newer than sm, that would start a launch sm refuses
 // ("sm_80, sm_90"; "" when none would: the launch is wrong for every GPU).

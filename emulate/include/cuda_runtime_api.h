@@ -79,6 +79,7 @@ struct cudaDeviceProp {
     int major, minor;
     std::size_t totalGlobalMem;
     int l2CacheSize;
+    std::size_t sharedMemPerBlockOptin;
 };
 
 // ---- Errors -----------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
     p->minor = 0;
     p->totalGlobalMem = std::size_t{1} << 32;
     p->l2CacheSize = static_cast<int>(labkit::emu::kL2Bytes);
+    p->sharedMemPerBlockOptin = labkit::emu::kMaxSharedBytesOptin;
     return cudaSuccess;
 }
 inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int) {

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Every GPU row of the reference states what it needs (grader/exercise.hpp's Needs), and the
+statement is true: each row's host code runs to its launches in a dry run without a GPU (runner
+`dry`), which reports per set of parameters the most dynamic shared memory per block its launches
+asked and what the row declares. A row that asks more than it declares (48 KB when it declares
+nothing) fails; so does one that declares more than 48 KB but asks less (it would be skipped on
+GPUs that could run it). The runner checks the declaration against the device before it runs a row
+(a skip that says what it needs and what the GPU has). Needs a build with CUDA; no GPU.
+
+    needs_selftest.py --build-dir DIR
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+DEFAULT_SHARED = 48 * 1024  # labkit::kDefaultDynamicSharedBytes: what a block gets without opting in
+MESON_SKIP = 77
+
+
+def runner_lines(runner, *args):
+    out = subprocess.run([str(runner), *args], capture_output=True, text=True, timeout=120)
+    return [line.split("\t") for line in out.stdout.splitlines()], out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", required=True, type=Path)
+    args = ap.parse_args()
+    build = json.loads((args.build_dir / "labkit-build.json").read_text())
+    if not build.get("cuda"):
+        print("skipped: a build without CUDA has no GPU rows")
+        return MESON_SKIP
+    failures, checked, declared_rows = [], 0, []
+    for lab in build["labs"]:
+        if not lab.get("solution_runner"):
+            continue
+        runner = args.build_dir / lab["solution_runner"]
+        rows, _ = runner_lines(runner, "list")
+        for row in rows:
+            if len(row) < 4 or row[0] != "variant" or row[3] != "gpu":
+                continue
+            exercise, variant = row[1], row[2]
+            lines, out = runner_lines(runner, "dry", exercise, variant)
+            needs = [line for line in lines if line[0] == "needs"]
+            if out.returncode != 0 or not needs:
+                failures.append(f"{lab['name']} {variant}: the dry run reported no needs (exit {out.returncode}): "
+                                f"{(out.stdout + out.stderr).strip()[-300:]}")
+                continue
+            for _, params, asked, declared in needs:
+                asked, declared = int(asked), int(declared)
+                checked += 1
+                where = f"{lab['name']} {variant}" + ("" if params == "-" else f" ({params})")
+                if asked > declared:
+                    failures.append(f"{where}: its launches ask {asked} bytes of dynamic shared memory per block, its "
+                                    f"row declares {declared}: declare it (Needs in the lab's tables.cpp)")
+                elif declared > DEFAULT_SHARED and asked < declared:
+                    failures.append(f"{where}: declares {declared} bytes of dynamic shared memory per block but asks "
+                                    f"only {asked}: it would be skipped on GPUs that can run it")
+                if declared > DEFAULT_SHARED:
+                    declared_rows.append(f"{variant} {declared // 1024} KB")
+    for f in failures:
+        print("FAIL:", f)
+    if checked == 0:
+        failures.append("no GPU row was checked")
+        print("FAIL: no GPU row was checked")
+    if not failures:
+        print(f"ok: {checked} (row, parameters) pairs ask no more dynamic shared memory than they declare; "
+              f"over 48 KB: {', '.join(sorted(set(declared_rows))) or 'none'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
