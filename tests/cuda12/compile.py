@@ -44,6 +44,9 @@ PRELUDE = HERE / "prelude.h"
 sys.path.insert(0, str(ROOT / "tools"))
 from gpu_arch import OLDEST  # noqa: E402  the kit's oldest target (sm_75): its PTX and SASS are built here
 
+# The oldest CUDA the kit states, from its one home (labkit's MIN_CUDA, which setup enforces): the
+# pinned tree must be that version, so that what this check proves is what the README and setup say.
+MIN_CUDA = re.search(r'^MIN_CUDA="(\d+)\.(\d+)"', (ROOT / "labkit").read_text(), re.M).groups()
 SKIP = 77  # Meson's "skipped"
 # What a wheel brings into the tree: its member path (below nvidia/<component>/) -> the tree's path.
 LAYOUT = (("include/", "include/"), ("bin/ptxas", "bin/ptxas"), ("nvvm/libdevice/", "nvvm/libdevice/"))
@@ -250,6 +253,10 @@ def main():
     ptxas = subprocess.run([str(tree / "bin" / "ptxas"), "--version"], capture_output=True, text=True).stdout
     ptxas = next((line for line in ptxas.splitlines() if "release" in line), ptxas.strip())
     print(f"CUDA {compiler.cudart // 1000}.{compiler.cudart % 1000 // 10} headers and CCCL ({shown(WHEELS)}, in {tree})")
+    if (compiler.cudart // 1000, compiler.cudart % 1000 // 10) != tuple(map(int, MIN_CUDA)):
+        print(f"FAIL: the pinned tree is CUDA {compiler.cudart // 1000}.{compiler.cudart % 1000 // 10}, but labkit's MIN_CUDA "
+              f"(what setup enforces and the README states) is {'.'.join(MIN_CUDA)}: pin that version in {WHEELS.name}")
+        return 1
     print(f"compiler: {version}; device code to sm_{OLDEST} PTX, assembled by ptxas {ptxas}")
 
     def one(item):
