@@ -5,12 +5,14 @@ statement is true: each row's host code runs to its launches in a dry run withou
 asked and what the row declares. A row that asks more than it declares (48 KB when it declares
 nothing) fails; so does one that declares more than 48 KB but asks less (it would be skipped on
 GPUs that could run it). The runner checks the declaration against the device before it runs a row
-(a skip that says what it needs and what the GPU has). Needs a build with CUDA; no GPU.
+(a skip that says what it needs and what the GPU has). Needs a build with CUDA; a GPU, if there is
+one, is hidden from the runners.
 
     needs_selftest.py --build-dir DIR
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +22,10 @@ MESON_SKIP = 77
 
 
 def runner_lines(runner, *args):
-    out = subprocess.run([str(runner), *args], capture_output=True, text=True, timeout=120)
+    # No GPU for the runner, even on a GPU node: a dry run's views have no memory behind them, and
+    # it relies on every CUDA call failing (runner.hpp).
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([str(runner), *args], capture_output=True, text=True, timeout=120, env=env)
     return [line.split("\t") for line in out.stdout.splitlines()], out
 
 
