@@ -28,8 +28,8 @@
 //       perf  <PerfLine fields>   every timed run had a fresh input and a re-poisoned output
 //   runner dry EXERCISE VARIANT   without a GPU: the host code run to its launches (runner.hpp)
 //       compiled <variant>    it ran through; todo, skip and error as for check
-//       needs <params> <asked> <declared>   per set of parameters: the most dynamic shared memory
-//                             per block its launches asked, and its row's Needs (tests only)
+//       needs <params> <asked> <declared> <cc>   per set of parameters: the most dynamic shared
+//                             memory per block its launches asked, its row's Needs (tests only)
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
 //                             variant it runs without a GPU, on a simulator; "emulated": a GPU variant
 //                             an emulated runner runs on the CPU (emulate/, grade --emulate)]

@@ -224,11 +224,11 @@ public:
 private:
     // A dry run's line on what the launches of one set of parameters asked against what the row
     // declares (tests/needs_selftest.py compares them for the reference; the grader ignores it):
-    // needs <params label or -> <dynamic shared bytes asked> <declared>.
+    // needs <params label or -> <dynamic shared bytes asked> <declared> <declared compute capability>.
     static void send_needs(const Variant<C>& v, const std::string& label, const Params& params, Reporter& report) {
         report.send("needs", (label.empty() ? std::string("-") : label) + "\t" +
                                  std::to_string(labkit::dynamic_shared_asked()) + "\t" +
-                                 std::to_string(v.needs.shared_for(params)));
+                                 std::to_string(v.needs.shared_for(params)) + "\t" + std::to_string(v.needs.min_cc));
     }
 
     void time_with(const Variant<C>& v, const std::string& label, const Params& params, const TimeRequest& r,

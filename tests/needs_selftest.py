@@ -8,17 +8,35 @@ GPUs that could run it). The runner checks the declaration against the device be
 (a skip that says what it needs and what the GPU has). Needs a build with CUDA; a GPU, if there is
 one, is hidden from the runners.
 
-    needs_selftest.py --build-dir DIR
+    needs_selftest.py --build-dir DIR [--table]
+
+--table also prints, in Markdown, each row's declared needs and on which GPUs they fit (the
+opt-in limits of common/labkit/gpu_limits.hpp's kArchLimits, read from there).
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 DEFAULT_SHARED = 48 * 1024  # labkit::kDefaultDynamicSharedBytes: what a block gets without opting in
 MESON_SKIP = 77
+LIMITS = Path(__file__).resolve().parent.parent / "common" / "labkit" / "gpu_limits.hpp"
+# The table's GPUs, by compute capability: their shared memory limit comes from LIMITS.
+GPUS = (("T4", 75), ("A10 / RTX 30", 86), ("RTX 40", 89), ("A100", 80), ("H100", 90))
+
+
+def arch_optin():
+    """compute capability -> the most shared memory a block may opt in to, from kArchLimits."""
+    text = LIMITS.read_text()
+    return {int(sm): int(kb) * 1024 for sm, kb in re.findall(r"\{(\d+), (\d+) \* 1024\}", text)}
+
+
+def fits(cc, optin, min_cc, shared):
+    limit = max((v for k, v in optin.items() if k <= cc), default=0)  # its own row, else the nearest older
+    return cc >= min_cc and shared <= limit
 
 
 def runner_lines(runner, *args):
@@ -32,7 +50,9 @@ def runner_lines(runner, *args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build-dir", required=True, type=Path)
+    ap.add_argument("--table", action="store_true", help="print each row's needs and the GPUs they fit, in Markdown")
     args = ap.parse_args()
+    table = []
     build = json.loads((args.build_dir / "labkit-build.json").read_text())
     if not build.get("cuda"):
         print("skipped: a build without CUDA has no GPU rows")
@@ -53,7 +73,9 @@ def main():
                 failures.append(f"{lab['name']} {variant}: the dry run reported no needs (exit {out.returncode}): "
                                 f"{(out.stdout + out.stderr).strip()[-300:]}")
                 continue
-            for _, params, asked, declared in needs:
+            most = max(int(line[3]) for line in needs)
+            table.append((lab["name"], variant, int(needs[0][4]), most))
+            for _, params, asked, declared, _cc in needs:
                 asked, declared = int(asked), int(declared)
                 checked += 1
                 where = f"{lab['name']} {variant}" + ("" if params == "-" else f" ({params})")
@@ -73,6 +95,15 @@ def main():
     if not failures:
         print(f"ok: {checked} (row, parameters) pairs ask no more dynamic shared memory than they declare; "
               f"over 48 KB: {', '.join(sorted(set(declared_rows))) or 'none'}")
+    if args.table:
+        optin = arch_optin()
+        print("\n| Lab | Variant | Compute capability | Dynamic shared memory per block | "
+              + " | ".join(f"{name} (sm_{cc})" for name, cc in GPUS) + " |")
+        print("|---|---|---|---|" + "---|" * len(GPUS))
+        for lab, variant, min_cc, shared in table:
+            stated = f"{shared // 1024} KB" if shared > DEFAULT_SHARED else "up to 48 KB (the default)"
+            print(f"| {lab} | {variant} | {min_cc / 10:.1f} | {stated} | "
+                  + " | ".join("runs" if fits(cc, optin, min_cc, shared) else "skipped" for _, cc in GPUS) + " |")
     return 1 if failures else 0
 
 
