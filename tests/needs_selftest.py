@@ -35,7 +35,8 @@ def arch_optin():
 
 
 def fits(cc, optin, min_cc, shared):
-    limit = max((v for k, v in optin.items() if k <= cc), default=0)  # its own row, else the nearest older
+    older = [k for k in optin if k <= cc]
+    limit = optin[max(older)] if older else 0  # its own row, else the nearest older (labkit::arch_limits)
     return cc >= min_cc and shared <= limit
 
 
