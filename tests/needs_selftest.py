@@ -21,9 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEFAULT_SHARED = 48 * 1024  # labkit::kDefaultDynamicSharedBytes: what a block gets without opting in
 MESON_SKIP = 77
 LIMITS = Path(__file__).resolve().parent.parent / "common" / "labkit" / "gpu_limits.hpp"
+# What a block gets without opting in (labkit::kDefaultDynamicSharedBytes), read from its home.
+DEFAULT_SHARED = int(re.search(r"kDefaultDynamicSharedBytes = (\d+) \* 1024;", LIMITS.read_text()).group(1)) * 1024
 # The table's GPUs, by compute capability: their shared memory limit comes from LIMITS.
 GPUS = (("T4", 75), ("A10 / RTX 30", 86), ("RTX 40", 89), ("A100", 80), ("H100", 90))
 
