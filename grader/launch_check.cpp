@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "labkit/cuda_check.hpp"
+#include "labkit/device_info.hpp"
 #include "labkit/gpu_limits.hpp"
 
 #ifndef LABKIT_GPU_ARCH
@@ -32,21 +33,12 @@
 namespace {
 std::size_t g_opted_in = 0;  // the most dynamic shared memory any kernel opted in to
 
-// On a GPU: what the device in use gives a block (read once), and a note of what a launch or an
-// opt-in of shared_bytes asks beyond it, which the failing check after it throws as a skip.
+// On a GPU: a note of what a launch or an opt-in of shared_bytes asks beyond what the device in use
+// gives a block, which the failing check after it throws as a skip.
 void check_device_fit(std::size_t shared_bytes) {
-    static const auto device = [] {
-        std::pair<int, std::size_t> d{0, 0};  // compute capability, most shared memory a block may opt in to
-        int id = 0, major = 0, minor = 0, optin = 0;
-        if (cudaGetDevice(&id) == cudaSuccess &&
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess &&
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, id) == cudaSuccess)
-            d = {major * 10 + minor, static_cast<std::size_t>(optin)};
-        return d;
-    }();
-    if (device.second == 0) return;  // no device to ask: the launch's own error says why
-    if (auto shortfall = labkit::device_shortfall(shared_bytes, device.first, device.second); !shortfall.empty())
+    const labkit::DeviceInfo& device = labkit::device_in_use();
+    if (!device.available) return;  // no device to ask: the launch's own error says why
+    if (auto shortfall = labkit::device_shortfall(shared_bytes, device.sm(), device.shared_optin); !shortfall.empty())
         labkit::note_device_shortfall(std::move(shortfall));
 }
 }  // namespace

@@ -86,10 +86,9 @@ inline constexpr std::pair<int, int> kDryShapes[] = {
 // or when there is no GPU to ask: the run's own errors then say why).
 template <class Params>
 std::string unmet_needs(const Needs<Params>& needs, const Params& params) {
-    static const labkit::DeviceInfo device = labkit::query_device();
+    const labkit::DeviceInfo& device = labkit::device_in_use();
     if (!device.available) return "";
-    return labkit::unmet_needs(needs.min_cc, needs.feature, needs.shared_for(params), device.cc_major * 10 + device.cc_minor,
-                               device.shared_optin);
+    return labkit::unmet_needs(needs.min_cc, needs.feature, needs.shared_for(params), device.sm(), device.shared_optin);
 }
 #endif
 

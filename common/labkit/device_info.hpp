@@ -15,6 +15,7 @@ struct DeviceInfo {
     double memory_gib = 0;
     int l2_bytes = 0;
     std::size_t shared_optin = 0;  // the most shared memory one block may opt in to (bytes)
+    int sm() const { return cc_major * 10 + cc_minor; }  // the compute capability as sm_XY's XY
     std::string driver_version, runtime_version;
     double copy_gbps = 0;  // measured device-to-device copy, bytes read + written per second / 1e9
     double fma_gflops = 0; // measured FP32 fused multiply-add rate, 2 FLOP per FMA, / 1e9
@@ -28,6 +29,11 @@ struct HostInfo {
 
 // Cheap: no measurement. Never throws; a missing device sets available = false and a reason.
 DeviceInfo query_device();
+// query_device(), asked once per process: what a runner checks a row's or a launch's needs against.
+inline const DeviceInfo& device_in_use() {
+    static const DeviceInfo device = query_device();
+    return device;
+}
 // Adds copy_gbps: a large cudaMemcpy device-to-device, median of several runs.
 void measure_copy_bandwidth(DeviceInfo& info);
 // Adds fma_gflops: independent FMA chains on every SM (common/fma_rate.cu).
