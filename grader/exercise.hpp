@@ -226,8 +226,8 @@ constexpr unsigned char poison_byte() {
 // default needs nothing more: compute capability 7.5, and no launch over the 48 KB of dynamic
 // shared memory a block may take without opting in. The runner checks a row's needs against the
 // GPU before running it (a row that does not fit is skipped, saying what it needs and what the
-// GPU has), and the dry run without a GPU checks that no launch of the row asks for more dynamic
-// shared memory than it declares (tests/needs_selftest.py).
+// GPU has). tests/resource_fit_selftest.py checks, without a GPU, that each reference row runs on
+// exactly the architectures its needs say (registers and static shared memory included).
 template <class Params>
 struct Needs {
     int min_cc = labkit::kOldestCc;  // compute capability x 10: 80 for sm_80

@@ -26,10 +26,14 @@
 //                             or "-"; it chose at random which runs it checks (at least two of a
 //                             measurement), and judges each kept output against its seed's input
 //       perf  <PerfLine fields>   every timed run had a fresh input and a re-poisoned output
-//   runner dry EXERCISE VARIANT   without a GPU: the host code run to its launches (runner.hpp)
+//   runner dry EXERCISE VARIANT [--as CC]   without a GPU: the host code run to its launches
+//                             (runner.hpp); --as 86: standing for an sm_86 GPU (launch_check.cpp)
 //       compiled <variant>    it ran through; todo, skip and error as for check
 //       needs <params> <asked> <declared> <cc>   per set of parameters: the most dynamic shared
 //                             memory per block its launches asked, its row's Needs (tests only)
+//       launch <params> <kernel> <threads> <shared> <opted in>   per set of parameters and kind of
+//                             launch: its kernel (the stub's offset in the runner's file), threads
+//                             per block, dynamic shared memory, the kernel's opt-in (tests only)
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
 //                             variant it runs without a GPU, on a simulator; "emulated": a GPU variant
 //                             an emulated runner runs on the CPU (emulate/, grade --emulate)]

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -70,8 +71,8 @@ public:
     // counted, not thrown (labkit::set_dry_run), so that its host code runs to its launches: a
     // step not written yet throws NotImplemented (TODO), one whose host code throws or launches
     // what no GPU would start (launch_check.cpp) is an error, and one that runs through is
-    // "compiled", not checked.
-    virtual void dry(const std::string& variant, Reporter& report) const = 0;
+    // "compiled", not checked. as_sm: the GPU it stands for (labkit::set_dry_run), 0 for the build's.
+    virtual void dry(const std::string& variant, int as_sm, Reporter& report) const = 0;
 };
 
 // The images a dry run calls a GPU step on: small and awkward (no multiple of any block size), a
@@ -80,6 +81,10 @@ public:
 // Only their sizes matter: no memory is allocated for them.
 inline constexpr std::pair<int, int> kDryShapes[] = {
     {37, 19}, {1, 1}, {1, labkit::kMaxImageSide}, {labkit::kMaxImageSide, 1}};
+
+// Where a kernel's host stub lies in the runner's own file, as an offset (hex), which `nm` maps to
+// the kernel's name; "-" for none.
+std::string stub_offset(const void* stub);
 
 #if LABKIT_HAVE_CUDA
 // Why the GPU in use cannot run a row that needs `needs` with these parameters ("" when it can,
@@ -176,11 +181,11 @@ public:
         }
     }
 
-    void dry(const std::string& variant, Reporter& report) const override {
+    void dry(const std::string& variant, [[maybe_unused]] int as_sm, Reporter& report) const override {
         const Variant<C>& v = *find(variant);
         if (v.gpu) {
 #if LABKIT_HAVE_CUDA
-            labkit::set_dry_run(true);
+            labkit::set_dry_run(true, as_sm);
             labkit::Workspace workspace;
             labkit::ImagePool pool(poison_byte<Out>());
             labkit::GpuContext ctx{nullptr, &workspace, &pool, nullptr};
@@ -188,7 +193,7 @@ public:
             all.push_back({"", default_params_of<C>()});
             for (const auto& [label, params, on_request] : all) {
                 if (!applies_to<C>(variant, params)) continue;
-                labkit::reset_dynamic_shared_asked();
+                labkit::reset_dry_launches();
                 if (v.setup) v.setup(params, ctx);
                 for (const auto& [w, h] : kDryShapes) {
                     // Views of the right size over no memory: the device allocations a dry run
@@ -221,13 +226,21 @@ public:
     }
 
 private:
-    // A dry run's line on what the launches of one set of parameters asked against what the row
-    // declares (tests/needs_selftest.py compares them for the reference; the grader ignores it):
-    // needs <params label or -> <dynamic shared bytes asked> <declared> <declared compute capability>.
+    // A dry run's lines on what the launches of one set of parameters asked against what the row
+    // declares (tests/resource_fit_selftest.py compares them for the reference; the grader ignores
+    // them): needs <params label or -> <dynamic shared bytes asked> <declared> <declared compute
+    // capability>, then one line per kind of launch: launch <params> <kernel> <threads> <dynamic
+    // shared bytes> <bytes the kernel opted in to>, the kernel as its host stub's offset in the
+    // runner's file (hex; - when unnamed).
     static void send_needs(const Variant<C>& v, const std::string& label, const Params& params, Reporter& report) {
-        report.send("needs", (label.empty() ? std::string("-") : label) + "\t" +
-                                 std::to_string(labkit::dynamic_shared_asked()) + "\t" +
+        const std::string shown = label.empty() ? std::string("-") : label;
+        report.send("needs", shown + "\t" + std::to_string(labkit::dynamic_shared_asked()) + "\t" +
                                  std::to_string(v.needs.shared_for(params)) + "\t" + std::to_string(v.needs.min_cc));
+        std::set<std::string> kinds;
+        for (const auto& l : labkit::dry_launches())
+            kinds.insert(stub_offset(l.kernel) + "\t" + std::to_string(l.threads) + "\t" + std::to_string(l.shared_bytes) +
+                         "\t" + std::to_string(l.opted_in));
+        for (const auto& kind : kinds) report.send("launch", shown + "\t" + kind);
     }
 
     void time_with(const Variant<C>& v, const std::string& label, const Params& params, const TimeRequest& r,

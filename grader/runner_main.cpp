@@ -1,7 +1,12 @@
+#include <dlfcn.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "labkit/errors.hpp"
+#include "labkit/gpu_limits.hpp"
 #include "runner.hpp"
 #if defined(LABKIT_EMULATED)
 #include <cuda_runtime_api.h>  // emulate/include: the block scheduler's schedule
@@ -37,6 +42,16 @@ const RunnerExercise& find(const RunnerExercises& exercises, const std::string& 
 
 }  // namespace
 
+std::string stub_offset(const void* stub) {
+    Dl_info info{};
+    if (stub == nullptr || dladdr(stub, &info) == 0) return "-";
+    char hex[2 * sizeof(std::uintptr_t) + 1];
+    std::snprintf(hex, sizeof hex, "%jx",
+                  static_cast<std::uintmax_t>(reinterpret_cast<std::uintptr_t>(stub) -
+                                              reinterpret_cast<std::uintptr_t>(info.dli_fbase)));
+    return hex;
+}
+
 int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     CLI::App app{"GPU Labkit runner: runs one variant of the student's (or the solution's) code on the cases the\n"
                  "grader wrote, and hands back answers and timings. Started by the grader, not by people.",
@@ -50,6 +65,11 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     auto* check = app.add_subcommand("check", "answer every case of a manifest");
     auto* time = app.add_subcommand("time", "time a variant at square sizes (asks each run's seed on stdin)");
     auto* dry = app.add_subcommand("dry", "without a GPU: is a GPU variant written (compiled) or a TODO?");
+    int as_sm = 0;
+    dry->add_option("--as", as_sm,
+                    "stand for a GPU of this compute capability (75 for sm_75): its limits, and its answers to "
+                    "code that asks the device for them (default: the build's target)")
+        ->check(CLI::Range(labkit::kOldestCc, std::numeric_limits<int>::max()));
     for (auto* cmd : {check, time, dry}) {
         cmd->add_option("EXERCISE", exercise)->required();
         cmd->add_option("VARIANT", variant)->required();
@@ -100,7 +120,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
             };
             find(exercises, exercise, variant).check(variant, {manifest, answers, threads, to_cases(digest), to_cases(only)}, report);
         } else if (*dry) {
-            find(exercises, exercise, variant).dry(variant, report);
+            find(exercises, exercise, variant).dry(variant, as_sm, report);
         } else {
             TimeRequest r{to_patterns(patterns), split_commas(params), to_ints(sizes), to_ints(thread_list), {},
                           timed_answers};

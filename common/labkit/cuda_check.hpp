@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "labkit/errors.hpp"
 
@@ -15,8 +16,12 @@ namespace labkit {
 // A dry run calls GPU code on a machine without a GPU, only to learn which steps are written
 // (the grader's "not run: no CUDA device (compiled)" against "TODO"): CUDA errors are counted
 // instead of thrown, so every step of a pipeline is reached. The runner sets it; nothing else does.
-void set_dry_run(bool on);
+// as_sm: the compute capability the dry run stands for (`runner dry --as`): launches are checked
+// against its limits, and code that asks the device for them gets its (launch_check.cpp); 0: the
+// build's target, and such questions fail as they would without a GPU.
+void set_dry_run(bool on, int as_sm = 0);
 bool dry_run();
+int dry_run_sm();
 // In a dry run, a launch the build's target would not start (grader/launch_check.cpp checks each
 // against labkit/gpu_limits.hpp) is noted here with the newer architectures that would start it
 // ("" when none would), and the next CUDA check, the launch's own CUDA_CHECK_LAUNCH(), throws it
@@ -27,11 +32,21 @@ void note_launch_problem(std::string problem, std::string newer_gpus);
 // labkit::device_shortfall) is noted here, and the next failing CUDA check throws it as
 // NeedsNewerGpu: the step cannot run on this GPU, which is a verdict (skipped), not an error.
 void note_device_shortfall(std::string shortfall);
-// The most dynamic shared memory per block that a launch asked for since the last reset, in a dry
-// run (launch_check.cpp notes each): what the runner's dry run compares with a row's Needs.
-void note_dynamic_shared(std::size_t bytes);
-std::size_t dynamic_shared_asked();
-void reset_dynamic_shared_asked();
+// A dry run's launches since the last reset, as launch_check.cpp sees them: the block's threads and
+// dynamic shared memory at <<<>>>, then the kernel (its host stub's address) when the launch names
+// it. What the runner's dry run reports against a row's Needs (tests/resource_fit_selftest.py adds
+// each kernel's registers and static shared memory).
+struct DryLaunch {
+    unsigned threads = 0;
+    std::size_t shared_bytes = 0;
+    const void* kernel = nullptr;  // null until named (a launch the wraps did not see named)
+    std::size_t opted_in = 0;      // the dynamic shared memory the code opted this kernel in to (0: none)
+};
+void note_dry_launch(unsigned threads, std::size_t shared_bytes);
+void name_dry_launch(const void* kernel, std::size_t opted_in);  // the kernel of the launch noted last
+const std::vector<DryLaunch>& dry_launches();
+std::size_t dynamic_shared_asked();  // the most any of them asked
+void reset_dry_launches();
 void throw_launch_problem(const std::string& where);
 namespace detail {
 // Throws labkit::CudaError (NeedsNewerGpu for a noted shortfall), except in a dry run.

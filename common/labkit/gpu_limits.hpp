@@ -21,7 +21,12 @@ inline constexpr int kMaxThreadsPerBlock = 1024;
 inline constexpr int kMaxBlockX = 1024, kMaxBlockY = 1024, kMaxBlockZ = 64;
 inline constexpr long long kMaxGridX = 2147483647LL;
 inline constexpr int kMaxGridYZ = 65535;  // launch.hpp names it kMaxGridY for the kernels that loop over rows
-inline constexpr std::size_t kDefaultDynamicSharedBytes = 48 * 1024;
+inline constexpr std::size_t kDefaultDynamicSharedBytes = 48 * 1024;  // a block's static + dynamic, without opting in
+// Registers: a block holds at most 64 K of them, given to each warp in units of 256 (every compute
+// capability from 5.0; the guide's "Maximum number of 32-bit registers per thread block" and
+// "Register allocation unit size"). tests/resource_fit_selftest.py reads both.
+inline constexpr int kMaxRegistersPerBlock = 64 * 1024;
+inline constexpr int kRegisterAllocationUnit = 256;
 
 // The shared memory one block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin), per
 // compute capability.

@@ -24,7 +24,7 @@ HeVariant::GpuFn pipeline(HistogramFn histogram, ScanFn scan, int block_size) {
     return [p](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
 }
 // 06_expert.cu's counters: 64 copies of the 256 bins per block, one per lane and parity (a
-// T4's whole 64 KB; tests/needs_selftest.py checks it against what the launch asks).
+// T4's whole 64 KB; tests/resource_fit_selftest.py checks it against what the launch asks).
 constexpr std::size_t kExpertCounterBytes = 64 * 1024;
 HeVariant::GpuFn expert() {
     return [](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { histogram_equalization_expert(in, out, ctx); };
