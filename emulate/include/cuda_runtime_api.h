@@ -274,6 +274,20 @@ cudaError_t cudaFuncSetAttribute(Kernel* kernel, cudaFuncAttribute a, int value)
     }
     return cudaSuccess;
 }
+// A kernel's attributes: static shared memory and registers are not known to the emulator (its
+// blocks' __shared__ variables live on the host), so they read 0; the limits are the device's.
+struct cudaFuncAttributes {
+    std::size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion;
+    int maxDynamicSharedSizeBytes;
+};
+template <class Kernel>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, Kernel*) {
+    *a = {};
+    a->maxThreadsPerBlock = labkit::emu::kMaxThreadsPerBlock;
+    a->maxDynamicSharedSizeBytes = static_cast<int>(labkit::emu::shared_limit().load());
+    return cudaSuccess;
+}
 template <class Kernel>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel*, int block_size, std::size_t) {
     *blocks = block_size > 0 ? std::max(1, 2048 / block_size) : 0;

@@ -10,26 +10,28 @@
 //   looks back: it adds the aggregates of the bands above until it meets one whose INCLUSIVE (out
 //   on that band's last row) is ready. The inclusive is the band's last row of the table, already
 //   in the output: no second array, only a flag that says the row is written.
-//   Within a chunk: a thread-serial scan of a lane's 16 pixels, a warp-shuffle scan across the
+//   Within a chunk: a thread-serial scan of a lane's pixels (16, or 8 in Narrow), a warp-shuffle scan across the
 //   lanes, plus the row carry; each warp sums its kWarpRows rows down in registers; one thread per
 //   column sums the warps (shared memory) and does that column's look-back.
 // Cost: global traffic 1 + 4 B/px (the image once, the table once) plus the aggregates, 4 B per
-//   column and band, written once: 4 / kBandRows = 0.0625 B/px. The look-back reads L2, not DRAM:
+//   column and band, written once: 4 / kBandRows = 0.0625 B/px (Wide). The look-back reads L2, not DRAM:
 //   per chunk, a flag per band above (a warp polls 32 at once) and 4 B per column of each band it
 //   sums, 0.0625 B/px of the chunk per band summed. A band sums at most kLookBackWindows * 32 - 1
 //   aggregates per chunk; once the bands are staggered (see the limits) about half that is
 //   expected: some 2 B/px of L2 reads at the default reach of 64, beside the 5 B/px that go through
 //   L2 to and from DRAM. One memset per call clears the flags (4 B per band and chunk: 16 KB at
 //   8192^2). Per chunk: two block barriers; per warp, one warp barrier and a release (a flag add)
-//   for its aggregates; one more release for the inclusive. Shared memory: 160 KB per block (the
-//   chunk's rows, 128 KB; the warps' column offsets, 32 KB): one block of 512 threads per SM.
-//   Measured on an H100 at 8192^2 by the grader, kernels only, in one call (docs/results.md):
+//   for its aggregates; one more release for the inclusive. Shared memory, per block: Wide 160 KB
+//   (the chunk's rows, 128 KB; the warps' column offsets, 32 KB), one block of 512 threads per SM;
+//   Narrow 40 KB (32 + 8), blocks of 256 threads.
+//   Measured with Wide on an H100 at 8192^2 by the grader, kernels only, in one call (docs/results.md):
 //   0.173 ms (65% of copy bandwidth on 5 B/px), against 0.167 ms for the three kernels of
 //   05_expert_sat.cu: the single pass is correct and reads the image once, and is still slower.
 //   Other shapes, same call: bands of 32 rows, two blocks per SM, 0.214 ms; 16 rows, 0.249 ms; a
 //   reach of one window (32 bands) instead of two, 0.203 ms. Taller bands won each time: fewer
 //   bands, so a shorter chain and fewer look-back steps per pixel.
-// Limits: the bands form a chain, and that chain is what keeps it above the three kernels. They all start together, so at first every look-back finds only
+// Limits: the bands form a chain, and that chain is what keeps it above the three kernels. They
+//   all start together, so at first every look-back finds only
 //   aggregates; a band sums at most kLookBackWindows * 32 - 1 of them, then waits for an inclusive
 //   within that reach. The bands settle into groups of that many, each group one publish-to-read
 //   latency (a few L2 round trips) behind the group above: a fill of about bands / reach
@@ -37,9 +39,14 @@
 //   band is a serial walk: an image at most kBandRows rows tall is one block. The flags are cleared
 //   by a memset every call: tagging them with a per-call epoch instead would save that launch, but
 //   a workspace buffer holds anything when first allocated, and a leftover word could match the
-//   epoch. 160 KB of shared memory per block needs an sm_80 or sm_90 GPU (a block may take 163 KB on
-//   sm_80, 227 KB on sm_90; 99 KB on sm_86, 64 KB on sm_75). One
-//   block per SM leaves 16 warps to hide the loads' latency while some wait on the look-back.
+//   epoch. Wide's 160 KB per block needs a GPU whose blocks may have it (163 KB on sm_80, 227 KB on
+//   sm_90); elsewhere (64 KB on sm_75, 99 KB on sm_86, sm_89 and sm_120) the call takes Narrow,
+//   which asks the 48 KB any block has: twice the bands of Wide, so a longer chain, and 8-byte loads.
+//   The choice asks the device (cudaDevAttrMaxSharedMemoryPerBlockOptin) once per call. One block
+//   per SM leaves 16 warps to hide the loads' latency while some wait on the look-back.
+// Needs: compute capability 7.5 and 40 KB of shared memory per block (Narrow), on every GPU of the
+//   kit; tests/resource_fit_selftest.py checks both shapes' registers and shared memory for sm_75 to
+//   sm_90 in dry runs that stand for each GPU.
 // Ref: Merrill & Garland 2016, "Single-pass parallel prefix scan with decoupled look-back" (the
 //   aggregate/inclusive protocol, here per band and chunk with one value per column); Bilgic, Horn
 //   & Masaki 2010, "Efficient integral image computation on the GPU" (tiles, the table written
@@ -48,6 +55,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
@@ -59,46 +67,58 @@ namespace {
 using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask;
 using u32 = std::uint32_t;
 
-constexpr int kLanePixels = 16;                         // one 16-byte load of uint8 per lane
-constexpr int kVector = 4;                              // uint32 per 16-byte access
-constexpr int kLaneVectors = kLanePixels / kVector;     // 4
-constexpr int kChunkWidth = kWarpSize * kLanePixels;    // 512: a warp covers a chunk's row
-constexpr int kThreads = kChunkWidth;                   // and the column pass gives each column a thread
-constexpr int kWarps = kThreads / kWarpSize;            // 16
-constexpr int kBandRows = 64;                           // a band's height: 128 bands at 8192^2
-constexpr int kWarpRows = kBandRows / kWarps;           // rows each warp loads, scans and stores
-// One block per SM: 64-row bands take 160 KB of shared memory. Two blocks of 32-row bands (96 KB
-// each, at most 64 registers), where one block computes while the other waits, measured slower.
-constexpr int kBlocksPerSm = 1;
+constexpr int kVector = 4;  // uint32 per 16-byte access
+
+// A block's shape: a lane loads lane_pixels pixels of a row at once (16: one 16-byte load; 8: an
+// 8-byte one), so a warp covers a chunk row of 32 * lane_pixels columns, and the block has one
+// thread per column for the column pass: as many warps as a lane has pixels. band_rows rows per
+// band; blocks_per_sm for __launch_bounds__ (the registers each thread may have).
+template <int LanePixels, int BandRows, int BlocksPerSm>
+struct Shape {
+    static constexpr int kLanePixels = LanePixels;
+    static constexpr int kLaneVectors = kLanePixels / kVector;  // 16-byte slots of a lane's sums
+    static constexpr int kChunkWidth = kWarpSize * kLanePixels;
+    static constexpr int kThreads = kChunkWidth;  // the column pass gives each column a thread
+    static constexpr int kWarps = kThreads / kWarpSize;
+    static constexpr int kBandRows = BandRows;
+    static constexpr int kWarpRows = kBandRows / kWarps;  // rows each warp loads, scans and stores
+    static constexpr int kBlocksPerSm = BlocksPerSm;
+    using Packet = std::conditional_t<kLanePixels == sizeof(uint4), uint4, uint2>;  // a lane's load (uint8 pixels)
+    static_assert(sizeof(Packet) == kLanePixels, "one load per lane and row");
+    static_assert(kBandRows % kWarps == 0, "every warp has the same number of rows");
+
+    // The chunk's rows, as each warp scanned and summed them, and the offsets the column pass finds
+    // for each warp: dynamic shared memory (over the 48 KB a static array may take, for Wide).
+    struct Shared {
+        u32 rows[kWarps][kWarpRows][kChunkWidth];  // swizzled: see swizzled()
+        u32 offsets[kWarps][kChunkWidth];          // for warp w's rows: the warps above, then the bands above
+    };
+
+    // A flag per (band, chunk) counts what the band has published for that chunk: each of the
+    // kWarps column warps adds one when its 32 aggregates are out, and the warp that owns the
+    // band's last row adds one more when that row of the table is written. Zero (the memset) means
+    // nothing yet.
+    static constexpr u32 kAggregateReady = kWarps;
+    static constexpr u32 kInclusiveReady = kAggregateReady + 1;
+};
+
+// Wide, the faster where a block may have its 160 KB (sm_80, sm_90): 16-pixel lanes, 512-wide
+// chunks, 64-row bands (the chunk's rows, 128 KB; the warps' column offsets, 32 KB), one block of
+// 512 threads per SM. Two blocks of 32-row bands (96 KB each, at most 64 registers), where one
+// block computes while the other waits, measured slower on the H100.
+using Wide = Shape<16, 64, 1>;
+// Narrow, for every other GPU (a T4's 64 KB, an RTX 30's or 40's 99 KB): 8-pixel lanes, 256-wide
+// chunks, 32-row bands: 32 + 8 KB, under the 48 KB a block has without opting in, and two blocks
+// of 256 threads per SM where the SM's shared memory holds two (not on a T4's 64 KB).
+using Narrow = Shape<8, 32, 2>;
+static_assert(sizeof(Wide::Shared) == 160 * 1024 && sizeof(Narrow::Shared) == 40 * 1024, "the sizes the header states");
+
 // How far back a look-back may sum aggregates before it waits for an inclusive instead: windows of
 // a warp's 32 bands. More reach, shorter fill (see the header), more L2 reads per chunk.
 constexpr int kLookBackWindows = 2;
 constexpr int kLookBackBatch = 8;  // aggregate loads a lane keeps in flight while it sums them
-static_assert(kBandRows % kWarps == 0, "every warp has the same number of rows");
-static_assert(kThreads == kChunkWidth, "the column pass gives each column of a chunk one thread");
-
-// A flag per (band, chunk) counts what the band has published for that chunk: each of the kWarps
-// column warps adds one when its 32 aggregates are out, and the warp that owns the band's last
-// row adds one more when that row of the table is written. Zero (the memset) means nothing yet.
-constexpr u32 kAggregateReady = kWarps;
-constexpr u32 kInclusiveReady = kAggregateReady + 1;
 
 using FlagRef = cuda::atomic_ref<u32, cuda::thread_scope_device>;  // the readers are other blocks
-
-// The chunk's rows, as each warp scanned and summed them, and the offsets the column pass finds for
-// each warp: dynamic shared memory (160 KB is over the 48 KB a static array may take).
-struct SharedChunk {
-    u32 rows[kWarps][kWarpRows][kChunkWidth];  // swizzled: see swizzled()
-    u32 offsets[kWarps][kChunkWidth];          // for warp w's rows: the warps above, then the bands above
-};
-// sm_90 (H100, H200): 228 KB of shared memory per SM, at most 227 KB to one block, and 1 KB of
-// each block's taken by the system.
-constexpr std::size_t kSharedPerSm = 228 * 1024;
-constexpr std::size_t kSharedPerBlock = 227 * 1024;
-constexpr std::size_t kSharedReservedPerBlock = 1024;
-static_assert(sizeof(SharedChunk) <= kSharedPerBlock, "a block's shared memory fits on sm_90");
-static_assert((sizeof(SharedChunk) + kSharedReservedPerBlock) * kBlocksPerSm <= kSharedPerSm,
-              "kBlocksPerSm blocks fit an SM's shared memory on sm_90");
 
 __device__ u32 warp_inclusive_scan(u32 v, int lane) {
     for (int d = 1; d < kWarpSize; d *= 2) {
@@ -108,35 +128,42 @@ __device__ u32 warp_inclusive_scan(u32 v, int lane) {
     return v;
 }
 
-// The 16 pixels of a lane, packed 4 to a word as in memory: one 16-byte load inside an aligned
-// row, byte by byte at the ragged right edge (pixels past the edge are 0 and never read).
-__device__ uint4 load_lane(Input in, int x0, int y, bool packets) {
+constexpr int kBitsPerByte = 8;
+
+// The pixels of a lane, packed 4 to a word as in memory: one load inside an aligned row, byte by
+// byte at the ragged right edge (pixels past the edge are 0 and never read).
+template <class S>
+__device__ typename S::Packet load_lane(Input in, int x0, int y, bool packets) {
+    using Packet = typename S::Packet;
     const std::uint8_t* row = in.row(y);
-    if (packets && x0 + kLanePixels <= in.width) return *reinterpret_cast<const uint4*>(row + x0);
-    u32 w[kVector] = {0, 0, 0, 0};
-    constexpr int kBitsPerByte = 8;
+    if (packets && x0 + S::kLanePixels <= in.width) return *reinterpret_cast<const Packet*>(row + x0);
+    Packet p{};
+    u32* w = reinterpret_cast<u32*>(&p);
 #pragma unroll
-    for (int k = 0; k < kLanePixels; ++k)  // unrolled, so that w stays in registers
+    for (int k = 0; k < S::kLanePixels; ++k)  // unrolled, so that p stays in registers
         if (x0 + k < in.width) w[k / kVector] |= u32{row[x0 + k]} << (kBitsPerByte * (k % kVector));
-    return {w[0], w[1], w[2], w[3]};
+    return p;
 }
 
-__device__ void unpack(uint4 p, u32 (&v)[kLanePixels]) {
-    constexpr int kBitsPerByte = 8;
+template <class S>
+__device__ void unpack(typename S::Packet p, u32 (&v)[S::kLanePixels]) {
     constexpr u32 kByteMask = 0xffu;
-    const u32 words[kVector] = {p.x, p.y, p.z, p.w};
+    const u32* words = reinterpret_cast<const u32*>(&p);
 #pragma unroll
-    for (int i = 0; i < kLanePixels; ++i) v[i] = (words[i / kVector] >> (kBitsPerByte * (i % kVector))) & kByteMask;
+    for (int i = 0; i < S::kLanePixels; ++i) v[i] = (words[i / kVector] >> (kBitsPerByte * (i % kVector))) & kByteMask;
 }
 
-// Where column c of a chunk row lives in shared memory (as in 05_expert_sat.cu). A lane's 16
-// values are 4 uint4 slots; slot j of lane l is stored at slot (j + l / 2) % 4 of the lane's
-// group: without the rotation, the 8 lanes of a quarter-warp storing slot j would hit the same 4
-// banks (4-way conflicts). With it, the lanes' stores, the one-thread-per-column reads and the
+// Where column c of a chunk row lives in shared memory (as in 05_expert_sat.cu). A lane's values
+// are kLaneVectors uint4 slots; slot j of lane l is stored at slot (j + l * kLanePixels / 32) %
+// kLaneVectors of the lane's group (Wide: (j + l / 2) % 4; Narrow: (j + l / 4) % 2): without the
+// rotation, the lanes of a quarter-warp storing slot j would hit the same banks (Wide: 4-way,
+// Narrow: 2-way conflicts). With it, the lanes' stores, the one-thread-per-column reads and the
 // row-major read-back are all conflict-free.
+template <class S>
 __device__ int swizzled(int c) {
-    const int lane = c / kLanePixels, slot = (c % kLanePixels) / kVector;
-    return lane * kLanePixels + ((slot + lane / 2) % kLaneVectors) * kVector + c % kVector;
+    const int lane = c / S::kLanePixels, slot = (c % S::kLanePixels) / kVector;
+    return lane * S::kLanePixels + ((slot + lane * S::kLanePixels / kWarpSize) % S::kLaneVectors) * kVector +
+           c % kVector;
 }
 
 // Four consecutive sums to out[x..x+3]: a 16-byte store where the row allows, else one by one.
@@ -164,6 +191,7 @@ __device__ void publish(u32& flag, int lane) {
 // band -1 counts as a published inclusive of zero, so the top bands never wait. Lanes [0, stop)
 // are summed as aggregates, lane `stop` as the inclusive it found. The control flow is the same
 // in every lane (it depends only on ballots), so the warp stays converged.
+template <class S>
 __device__ u32 look_back(u32* chunk_flags, const u32* aggregates, std::size_t aggregate_pitch, Output out, int band,
                          int x, int lane) {
     const bool inside = x < out.width;  // columns past the edge take part in the polling only
@@ -174,9 +202,10 @@ __device__ u32 look_back(u32* chunk_flags, const u32* aggregates, std::size_t ag
         const int above = nearest - lane;
         // An acquire load, not a relaxed one and then a fence: a fence would also wait for the loads
         // of the next chunk that this warp has in flight.
-        const u32 state = above >= 0 ? FlagRef(chunk_flags[above]).load(cuda::memory_order_acquire) : kInclusiveReady;
-        const unsigned inclusive = __ballot_sync(kFullMask, state == kInclusiveReady);
-        const unsigned aggregate = __ballot_sync(kFullMask, state >= kAggregateReady);
+        const u32 state =
+            above >= 0 ? FlagRef(chunk_flags[above]).load(cuda::memory_order_acquire) : S::kInclusiveReady;
+        const unsigned inclusive = __ballot_sync(kFullMask, state == S::kInclusiveReady);
+        const unsigned aggregate = __ballot_sync(kFullMask, state >= S::kAggregateReady);
         const int stop = inclusive != 0 ? __ffs(inclusive) - 1 : kWarpSize;
         const unsigned needed = stop == kWarpSize ? kFullMask : (1u << stop) - 1u;
         // Poll again while an aggregate before the inclusive is missing, or, at the end of the
@@ -199,7 +228,7 @@ __device__ u32 look_back(u32* chunk_flags, const u32* aggregates, std::size_t ag
         }
         if (stop < kWarpSize) {
             const int found = nearest - stop;
-            if (found >= 0 && inside) sum += __ldcg(out.row(found * kBandRows + kBandRows - 1) + x);
+            if (found >= 0 && inside) sum += __ldcg(out.row(found * S::kBandRows + S::kBandRows - 1) + x);
             return sum;
         }
         nearest -= kWarpSize;
@@ -213,36 +242,38 @@ __device__ u32 look_back(u32* chunk_flags, const u32* aggregates, std::size_t ag
 // Forward progress: ids follow the order in which blocks start, so every band a block waits for
 // belongs to a block that is already running and never waits for a later band (band 0 waits for
 // nobody): the waits always end, whatever the hardware's block order and however few blocks fit.
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+template <class S>
+__global__ void __launch_bounds__(S::kThreads, S::kBlocksPerSm)
     single_pass_kernel(Input in, Output out, u32* flags, u32* aggregates, std::size_t aggregate_pitch,
                        unsigned* ticket, int bands, int chunks, bool packets_in, bool packets_out) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    SharedChunk& chunk_sums = *reinterpret_cast<SharedChunk*>(shared_bytes);
+    constexpr int kLanePixels = S::kLanePixels, kWarps = S::kWarps, kWarpRows = S::kWarpRows;
+    typename S::Shared& chunk_sums = *reinterpret_cast<typename S::Shared*>(shared_bytes);
     __shared__ int band_id;
     const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
     if (threadIdx.x == 0) band_id = static_cast<int>(atomicAdd(ticket, 1u));
     __syncthreads();  // every thread needs the band
     const int band = band_id;
     const bool has_below = band + 1 < bands;  // only then is anything published (and the band whole)
-    const int first_row = band * kBandRows + warp * kWarpRows;  // this warp's rows
+    const int first_row = band * S::kBandRows + warp * kWarpRows;  // this warp's rows
     const int column = threadIdx.x;                              // this thread's column in the column pass
 
     u32 carry[kWarpRows] = {};  // each row's sum over the chunks done so far (same in every lane)
-    uint4 next[kWarpRows];      // the next chunk's pixels, loaded a chunk ahead (rows below the image: 0)
+    typename S::Packet next[kWarpRows];  // the next chunk's pixels, loaded a chunk ahead (rows below the image: 0)
 #pragma unroll
     for (int r = 0; r < kWarpRows; ++r)
-        next[r] = first_row + r < in.height ? load_lane(in, lane * kLanePixels, first_row + r, packets_in)
-                                            : uint4{0, 0, 0, 0};
+        next[r] = first_row + r < in.height ? load_lane<S>(in, lane * kLanePixels, first_row + r, packets_in)
+                                            : typename S::Packet{};
 
     for (int chunk = 0; chunk < chunks; ++chunk) {
-        const int chunk_x = chunk * kChunkWidth;
+        const int chunk_x = chunk * S::kChunkWidth;
         // Rows: each row in registers, then across the warp, plus its carry; then summed down the
         // warp's rows, and row r's sums (rows 0..r of the warp) go to shared memory.
         u32 down[kLanePixels] = {};
 #pragma unroll
         for (int r = 0; r < kWarpRows; ++r) {
             u32 v[kLanePixels];
-            unpack(next[r], v);
+            unpack<S>(next[r], v);
 #pragma unroll
             for (int i = 1; i < kLanePixels; ++i) v[i] += v[i - 1];
             const u32 lane_total = v[kLanePixels - 1];
@@ -252,8 +283,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
             for (int i = 0; i < kLanePixels; ++i) down[i] += v[i] + offset;
 #pragma unroll
-            for (int s = 0; s < kLaneVectors; ++s)
-                *reinterpret_cast<uint4*>(&chunk_sums.rows[warp][r][swizzled(lane * kLanePixels + s * kVector)]) =
+            for (int s = 0; s < S::kLaneVectors; ++s)
+                *reinterpret_cast<uint4*>(&chunk_sums.rows[warp][r][swizzled<S>(lane * kLanePixels + s * kVector)]) =
                     uint4{down[s * kVector], down[s * kVector + 1], down[s * kVector + 2], down[s * kVector + 3]};
         }
         __syncthreads();  // every warp's rows are in shared memory
@@ -266,7 +297,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) {
             warps_above[w] = aggregate;
-            aggregate += chunk_sums.rows[w][kWarpRows - 1][swizzled(column)];
+            aggregate += chunk_sums.rows[w][kWarpRows - 1][swizzled<S>(column)];
         }
         u32* chunk_flags = flags + static_cast<std::size_t>(chunk) * bands;
         if (has_below) {
@@ -280,10 +311,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
             for (int r = 0; r < kWarpRows; ++r)
                 if (first_row + r < in.height)
-                    next[r] = load_lane(in, chunk_x + kChunkWidth + lane * kLanePixels, first_row + r, packets_in);
+                    next[r] =
+                        load_lane<S>(in, chunk_x + S::kChunkWidth + lane * kLanePixels, first_row + r, packets_in);
         }
         const u32 bands_above =
-            band == 0 ? 0u : look_back(chunk_flags, aggregates, aggregate_pitch, out, band, x, lane);
+            band == 0 ? 0u : look_back<S>(chunk_flags, aggregates, aggregate_pitch, out, band, x, lane);
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) chunk_sums.offsets[w][column] = warps_above[w] + bands_above;
         __syncthreads();  // every column's offsets are in shared memory
@@ -296,9 +328,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
             if (y >= in.height) continue;
             u32* row = out.row(y);
 #pragma unroll
-            for (int s = 0; s < kLaneVectors; ++s) {
+            for (int s = 0; s < S::kLaneVectors; ++s) {
                 const int col = s * kWarpSize * kVector + lane * kVector;
-                const uint4 sums = *reinterpret_cast<const uint4*>(&chunk_sums.rows[warp][r][swizzled(col)]);
+                const uint4 sums = *reinterpret_cast<const uint4*>(&chunk_sums.rows[warp][r][swizzled<S>(col)]);
                 const uint4 offsets = *reinterpret_cast<const uint4*>(&chunk_sums.offsets[warp][col]);
                 const u32 four[kVector] = {sums.x + offsets.x, sums.y + offsets.y, sums.z + offsets.z,
                                            sums.w + offsets.w};
@@ -317,24 +349,38 @@ bool aligned16(View<T> v) {
     return reinterpret_cast<std::uintptr_t>(v.data) % kBytes == 0 && v.pitch * sizeof(T) % kBytes == 0;
 }
 
-}  // namespace
-
-void integral_image_expert_single_pass(Input in, Output out, GpuContext& ctx) {
-    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
-    const int bands = ceil_div(in.height, kBandRows), chunks = ceil_div(in.width, kChunkWidth);
+template <class S>
+void launch(Input in, Output out, GpuContext& ctx) {
+    const int bands = ceil_div(in.height, S::kBandRows), chunks = ceil_div(in.width, S::kChunkWidth);
     // One array for the ticket (word 0) and the flags: the previous call left both set, and one
     // memset, stream-ordered before the kernel, clears them.
     const std::size_t flag_words = 1 + static_cast<std::size_t>(chunks) * bands;
     u32* words = ctx.workspace->get<u32>(Scratch::single_pass_flags, flag_words);
-    const std::size_t aggregate_pitch = static_cast<std::size_t>(chunks) * kChunkWidth;
+    const std::size_t aggregate_pitch = static_cast<std::size_t>(chunks) * S::kChunkWidth;
     u32* aggregates =
         ctx.workspace->get<u32>(Scratch::single_pass_aggregates, static_cast<std::size_t>(bands - 1) * aggregate_pitch);
     CUDA_CHECK(cudaMemsetAsync(words, 0, flag_words * sizeof(u32), ctx.stream));
-    CUDA_CHECK(cudaFuncSetAttribute(single_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(sizeof(SharedChunk))));
-    single_pass_kernel<<<bands, kThreads, sizeof(SharedChunk), ctx.stream>>>(
+    CUDA_CHECK(cudaFuncSetAttribute(single_pass_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(sizeof(typename S::Shared))));
+    single_pass_kernel<S><<<bands, S::kThreads, sizeof(typename S::Shared), ctx.stream>>>(
         in, out, words + 1, aggregates, aggregate_pitch, words, bands, chunks, aligned16(in), aligned16(out));
     CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void integral_image_expert_single_pass(Input in, Output out, GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
+    // Wide where a block may have its dynamic and static shared memory, else Narrow.
+    int device = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    cudaFuncAttributes wide{};
+    CUDA_CHECK(cudaFuncGetAttributes(&wide, single_pass_kernel<Wide>));
+    if (sizeof(Wide::Shared) + wide.sharedSizeBytes <= static_cast<std::size_t>(optin))
+        launch<Wide>(in, out, ctx);
+    else
+        launch<Narrow>(in, out, ctx);
 }
 
 }  // namespace integral_image

@@ -61,9 +61,6 @@ TrVariant::GpuFn transpose(TransposeFn fn, Tuning tuning) {
 constexpr const char* kKoggeStone = "Kogge-Stone sections + block sums + add-back; tiled transposes";
 constexpr const char* kBrentKung = "work-efficient up/down-sweep sections, conflict-free padding";
 constexpr const char* kSinglePass = "one-kernel chained row scan, dynamic block ids";
-// 05_expert_single_pass.cu's SharedChunk: a 64-row band of a 512-wide chunk and its offsets,
-// in one block (tests/needs_selftest.py checks it against what the launch asks).
-constexpr std::size_t kSinglePassSharedBytes = 160 * 1024;
 
 const std::vector<IiVariant>& table() {
     static const std::vector<IiVariant> rows = {
@@ -91,7 +88,7 @@ const std::vector<IiVariant>& table() {
         {"gpu-04-single-pass-s1024-b16", kSinglePass, {}, single_pass(1024, 16)},
         {"gpu-05-expert", "challenge: the whole table near the 5 B/px floor, no transposes", {}, expert()},
         {"gpu-05-expert-single-pass", "stretch: one pass, the image read once, look-back between bands", {},
-         expert_single_pass(), {}, grader::needs_shared<grader::NoParams>(kSinglePassSharedBytes)},
+         expert_single_pass()},
 #endif
     };
     return rows;
