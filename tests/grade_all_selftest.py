@@ -128,7 +128,23 @@ def sanitized_class(build, tmp):
     return 0
 
 
+def check_resume_key():
+    """A resumed class is regraded under any grading option that differs: the key covers every
+    option handed on to the graders (once it missed --max-case-pixels and --python-simulate), and
+    nothing else (--jobs changes no result)."""
+    sys.path.insert(0, str(KIT / "grader"))
+    from labkit.batch import options_key  # noqa: E402
+    from labkit.cli import make_parser  # noqa: E402
+    key = lambda *extra: options_key(make_parser().parse_args(["grade-all", "subs", *extra]), [LAB])
+    base = key()
+    for extra in (["--max-case-pixels", "4096"], ["--python-simulate"], ["--quick"], ["--no-perf"],
+                  ["--sizes", "33x17"], ["--seed", "7"], ["--variants", "cpu-*"], ["--sanitize", "memcheck"]):
+        expect(key(*extra) != base, f"grade-all {' '.join(extra)} resumes nothing graded without it")
+    expect(key("--jobs", "4") == base, "--jobs changes no result: a resumed class keeps its results")
+
+
 def main():
+    check_resume_key()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default=str(KIT / "build"))
     parser.add_argument("--sanitize", action="store_true",

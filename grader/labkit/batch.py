@@ -39,7 +39,7 @@ from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, con
                     make, ninja, open_build, student_objects, submission_options, up_to_date)
 from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
-from .grading import run_grader, validate_options
+from .grading import grader_options, run_grader, validate_options
 from .proc import capture, kill_all
 from .programs import build_grader, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
@@ -117,13 +117,16 @@ def source_key(path):
 
 
 def options_key(args, labs):
-    """The grading options that change a result: a result graded with others is regraded."""
-    keep = {k: getattr(args, k, None) for k in ("no_perf", "quick", "sizes", "perf_sizes", "perf_params",
-                                                 "runs", "seed", "timeout", "variants", "sanitize")}
-    for later in ("perf_patterns", "threads", "cpu_max_gflop", "compile_timeout"):  # only when given: earlier keys stay the same
-        if getattr(args, later, None):
-            keep[later] = getattr(args, later)
-    return hashlib.sha256(json.dumps([labs, keep], sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """The grading options that change a result, so that a result graded with others is regraded:
+    the arguments handed on to every grader (grading.grader_options: an option added there is keyed
+    with no change here), but where the class's cases are kept; the sanitizer, and the compile
+    time limit, which labkit applies itself."""
+    forwarded = grader_options(args)
+    if "--cases-cache" in forwarded:  # where the cases are kept, not how anything is graded
+        at = forwarded.index("--cases-cache")
+        del forwarded[at:at + 2]
+    own = {k: getattr(args, k, None) for k in ("sanitize", "compile_timeout")}
+    return hashlib.sha256(json.dumps([labs, forwarded, own], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def class_seed(path):
