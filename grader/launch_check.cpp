@@ -17,10 +17,11 @@
 //   resource-fit test, which adds the kernel's registers and static shared memory. Without a GPU
 //   __cudaGetKernel fails and leaves the handle null; the handle is then the stub's address, which
 //   only a dry run's __cudaLaunchKernel sees (and answers as a GPU-less runtime would);
-// - a dry run `--as sm_XY` stands for that GPU: launches are checked against its limits, and code
-//   that asks the device for them (cudaDeviceGetAttribute: the compute capability, the shared
-//   memory a block may have, the threads a block may have, the warp's width) gets its, so that
-//   code that adapts to the GPU takes the path it would take there.
+// - a dry run stands for one GPU: the build's target (its oldest, for a build of several), or the
+//   one `runner dry --as XY` names. Launches are checked against its limits, and code that asks the
+//   device for them (cudaDeviceGetAttribute: the compute capability, the shared memory a block may
+//   have, the threads a block may have, the warp's width) gets its, so that code that adapts to
+//   the GPU takes the path it would take there.
 // On a GPU, a launch or an opt-in that asks for more shared memory per block than the device in use
 // gives is noted too (labkit::note_device_shortfall): the check that fails after it throws
 // NeedsNewerGpu, which the runner reports as skipped, with what the step needs and what this GPU
@@ -59,7 +60,7 @@ std::unordered_map<const void*, std::size_t> g_opted_in_by_stub;  // a dry run's
 // The compute capability whose limits a dry run's launches are checked against.
 int dry_sm() { return labkit::dry_run_sm() != 0 ? labkit::dry_run_sm() : LABKIT_GPU_ARCH; }
 
-// What a dry run `--as` answers for the device's attributes that are its architecture's limits;
+// What a dry run answers for the device's attributes that are its architecture's limits;
 // false for any other attribute (asked of the runtime, which fails without a GPU).
 bool pretend_attribute(cudaDeviceAttr attribute, int sm, int& value) {
     constexpr int kCcDigits = 10;
@@ -137,7 +138,7 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
 }
 
 cudaError_t __wrap_cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int device) {
-    if (labkit::dry_run() && labkit::dry_run_sm() != 0 && pretend_attribute(attribute, labkit::dry_run_sm(), *value))
+    if (labkit::dry_run() && pretend_attribute(attribute, dry_sm(), *value))
         return cudaSuccess;
     return __real_cudaDeviceGetAttribute(value, attribute, device);
 }

@@ -16,9 +16,9 @@ namespace labkit {
 // A dry run calls GPU code on a machine without a GPU, only to learn which steps are written
 // (the grader's "not run: no CUDA device (compiled)" against "TODO"): CUDA errors are counted
 // instead of thrown, so every step of a pipeline is reached. The runner sets it; nothing else does.
-// as_sm: the compute capability the dry run stands for (`runner dry --as`): launches are checked
-// against its limits, and code that asks the device for them gets its (launch_check.cpp); 0: the
-// build's target, and such questions fail as they would without a GPU.
+// as_sm: the compute capability the dry run stands for (`runner dry --as`; 0: the build's target):
+// launches are checked against its limits, and code that asks the device for them gets its
+// (launch_check.cpp).
 void set_dry_run(bool on, int as_sm = 0);
 bool dry_run();
 int dry_run_sm();
