@@ -41,6 +41,7 @@ from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import grader_options, run_grader, validate_options
 from .proc import capture, kill_all
+from .verdicts import BUILD_ERROR, TODO
 from .programs import build_grader, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
@@ -452,12 +453,12 @@ class Pipeline:
         it) are build-error, with that file's compiler message."""
         changed = False
         for v in report.get("variants", []):
-            if v.get("status") != "todo":
+            if v.get("status") != TODO:
                 continue
             named = NOT_IMPLEMENTED_FILE.findall(str(v.get("detail", "")))
             bad = [f for f in named if f in failures]
             if bad:
-                v["status"] = "build-error"
+                v["status"] = BUILD_ERROR
                 v["detail"] = f"{bad[0]} does not compile: " + first_errors(failures[bad[0]], 6)
                 changed = True
         if changed:
@@ -485,9 +486,9 @@ class Pipeline:
             if lab in built.lab_errors:
                 short, full = built.lab_errors[lab]
                 write_atomic(out_dir / f"{lab}-build.log", full)
-                report = dict(reports.placeholder(lab, built.name, self.kit_variants[lab], "build-error", short),
+                report = dict(reports.placeholder(lab, built.name, self.kit_variants[lab], BUILD_ERROR, short),
                               sandbox=runner_sandbox(grader, self.sandbox))
-                state, detail = "build-error", short
+                state, detail = BUILD_ERROR, short
             else:
                 report = run_grader(grader, built.runners[lab], lab, built.name, out_dir, self.args,
                                     self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log",

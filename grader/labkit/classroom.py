@@ -25,6 +25,7 @@ from .grading import run_grader, validate_options
 from .programs import build_grader, list_variants, runner_sandbox, student_files
 from .sandbox import CompileSandbox
 from .submissions import stage, submission_name
+from .verdicts import BUILD_ERROR, ERROR
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside,
                    kit_path, print_table, rel, say, write_atomic)
 
@@ -164,19 +165,19 @@ class ClassRun:
                 sandbox=runner_sandbox(grader, self.sandbox))
             if build is None:
                 say(f"  {lab}: {shown}")
-                got[lab] = stand_in("build-error", why)
+                got[lab] = stand_in(BUILD_ERROR, why)
                 continue
             try:
                 target = build.lab(lab).runner
             except LabkitError as e:
-                got[lab] = stand_in("error", str(e))
+                got[lab] = stand_in(ERROR, str(e))
                 say(f"  {lab}: {e}")
                 continue
             runner, err, short = self.build_runner(build.dir, target, staged / lab, confine, budget)
             if runner is None:
                 say(f"  {lab}: build-error\n" + "\n".join("    " + l for l in short.splitlines()))
                 write_atomic(out_dir / f"{lab}-build.log", err)
-                got[lab] = stand_in("build-error", short)
+                got[lab] = stand_in(BUILD_ERROR, short)
                 continue
             log_path = out_dir / f"{lab}.log"
             got[lab] = reports.unstage(run_grader(grader, runner, lab, name, out_dir, self.args, self.lab_variants[lab],

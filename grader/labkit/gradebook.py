@@ -22,6 +22,7 @@ from pathlib import Path
 from . import reports
 from .submissions import NOT_HANDED_IN, NOTHING_HANDED_IN, PATHS_USED, SOURCE_SUFFIXES
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+from .verdicts import BUILD_ERROR, ERROR, FAILING, NOT_RUN, PASS, SHOWN, SKIPPED, TODO
 
 SCHEMA = "labkit-result/1"
 
@@ -36,8 +37,8 @@ ROSTER_COLUMNS = {
 }
 
 # Variant statuses as JUnit sees them: a failure, or a test that was not run (skipped).
-JUNIT_FAILURE = reports.FAILING
-JUNIT_SKIPPED = {"todo", "not-run", "skipped"}
+JUNIT_FAILURE = FAILING
+JUNIT_SKIPPED = {TODO, NOT_RUN, SKIPPED}
 
 # Characters XML 1.0 cannot hold at all (reports.student_text has removed the control characters;
 # U+FFFE and U+FFFF remain).
@@ -205,7 +206,7 @@ def _timing_notes(group):
 
 
 def _shown(status):
-    return reports.SHOWN.get(status, status)
+    return SHOWN.get(status, status)
 
 
 def _perf_text(perf):
@@ -263,7 +264,7 @@ def _lab_problem(name, lab):
     state = lab.get("state", "graded")
     if state == "graded":
         return ""
-    return f"{name}: " + ("the files do not compile (build-error)" if state == "build-error"
+    return f"{name}: " + ("the files do not compile (build-error)" if state == BUILD_ERROR
                           else f"grading stopped ({state})")
 
 
@@ -317,7 +318,7 @@ def _notes(result, shared=frozenset()):
     notes = _staging_exceptions(result)
     for name, lab in result["labs"].items():
         state, detail = lab.get("state", "graded"), str(lab.get("detail") or "").strip()
-        if state == "build-error":
+        if state == BUILD_ERROR:
             files = list(dict.fromkeys(SOURCE_NAME_RE.findall(detail)))[:MAX_NAMED_FILES]
             notes.append(f"{name}: build-error" + (f" (the compiler names {', '.join(files)})" if files else ""))
         elif state != "graded":
@@ -535,13 +536,13 @@ def _lab_suite(root, result, lab_name, lab):
     suite = ET.SubElement(root, "testsuite", name=_xml_text(base))
     for g in _groups(lab):
         for v in g.get("variants") or []:
-            status = v.get("status", "error")
+            status = v.get("status", ERROR)
             _testcase(suite, f"{base}.{g.get('name', '?')}", v.get("name", "?"), status,
                       _variant_line(v), v.get("detail") or lab.get("detail") or "")
     if not _groups(lab):
         state = lab.get("state", "graded")
-        _testcase(suite, base, "build" if state == "build-error" else state,
-                  state if state in reports.FAILING else "pass", _lab_problem(lab_name, lab), lab.get("detail", ""))
+        _testcase(suite, base, "build" if state == BUILD_ERROR else state,
+                  state if state in FAILING else PASS, _lab_problem(lab_name, lab), lab.get("detail", ""))
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
@@ -617,9 +618,9 @@ def _group_step(lab_name, group):
     where = f"{lab_name}, {group.get('title') or group.get('name', '?')}"
     statuses = {v.get("status") for v in group.get("variants") or []}
     corr, perf = group.get("correctness") or {}, group.get("performance") or {}
-    if statuses & reports.FAILING:
+    if statuses & FAILING:
         return f"{where}: fix it: {_md(group.get('feedback')) or 'see the table above'}."
-    if "todo" in statuses:
+    if TODO in statuses:
         return f"{where}: still to implement."
     if _f(corr.get("points")) >= _f(corr.get("max")) and _f(perf.get("points")) < _f(perf.get("max")) \
             and not _flags(group):
@@ -632,7 +633,7 @@ def _next_steps(result):
     steps = []
     for name, lab in result["labs"].items():
         state = lab.get("state", "graded")
-        if state == "build-error":
+        if state == BUILD_ERROR:
             steps.append(f"{name}: make it compile (the compiler's first errors are shown above); "
                          "nothing in this lab can be scored until it does.")
         elif state != "graded":

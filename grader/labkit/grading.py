@@ -16,6 +16,7 @@ from .build import build_dir_of, make, open_build
 from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
+from .verdicts import BUILD_ERROR, ERROR, TIMEOUT
 
 # Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
 # of a whole grader process (the grader enforces its own per-variant limit).
@@ -112,17 +113,17 @@ def run_grader(grader, runner, lab, label, out_dir, args, variants, sandbox, log
     stand_in = lambda status, detail: dict(reports.placeholder(lab, label, variants, status, detail),
                                            sandbox=where)
     if timed_out:
-        return stand_in("timeout", f"the grader process ran past {limit:.0f} s and was killed")
+        return stand_in(TIMEOUT, f"the grader process ran past {limit:.0f} s and was killed")
     if rc == 2:
-        return stand_in("error", "usage error (exit 2): see the output above")
+        return stand_in(ERROR, "usage error (exit 2): see the output above")
     try:
         report = read_report(json_path)
     except OSError as e:
         why = f"killed by signal {-rc}" if rc < 0 else f"exit status {rc}"
-        return stand_in("error", f"the grader process ended ({why}) after {elapsed:.1f} s without a "
+        return stand_in(ERROR, f"the grader process ended ({why}) after {elapsed:.1f} s without a "
                                  f"JSON report ({e.__class__.__name__})")
     except ValueError as e:
-        return stand_in("error", f"the grader's report {rel(json_path)} is malformed: {e}")
+        return stand_in(ERROR, f"the grader's report {rel(json_path)} is malformed: {e}")
     report["_exit"], report["_file"] = rc, str(json_path)
     if "sandbox" not in report:  # a grader without --sandbox: its report says nothing of it
         report["sandbox"] = where
@@ -222,7 +223,7 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
             say(f"build-error: the {lab.name} student files do not compile:\n")
             say(first_errors(err))
             say("")
-            student = reports.placeholder(lab.name, "student", sol_variants, "build-error",
+            student = reports.placeholder(lab.name, "student", sol_variants, BUILD_ERROR,
                                           first_errors(err, 6))
         else:
             student = run_grader(grader, runner, lab.name, "student", out, student_args,
@@ -242,7 +243,7 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
             print_reference_log(lab.name, log)
     elif sol_err:
         say(f"build-error: the {lab.name} reference does not compile:\n{first_errors(sol_err)}")
-        solution = reports.placeholder(lab.name, "solution", [], "build-error", first_errors(sol_err, 6))
+        solution = reports.placeholder(lab.name, "solution", [], BUILD_ERROR, first_errors(sol_err, 6))
     if student and solution and reports.flag_fast_timings(student, solution):
         reports.write_back(student)
     return student, solution

@@ -9,20 +9,11 @@ import re
 from pathlib import Path
 
 from .util import ANSI_RE, say, write_atomic
+from .verdicts import BUILD_ERROR, FAILING, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TODO, UNCHECKED
 
-# Statuses that make `grade` exit 1. todo, not-run and skipped do not: an unimplemented step or a
-# machine without a GPU is not a failure of what was implemented.
-FAILING = {"fail", "timeout", "crash", "error", "build-error"}
-# Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
-UNCHECKED = {"not-run", "skipped"}
 # Where a student finds this course's GPUs (the instructor fills it in). A no-GPU message that
 # points there takes the path from here: one home for it.
 GPU_TIME_DOC = "docs/gpu_time.md"
-# pass-emulated: a GPU variant right on the CPU (grade --emulate), never a GPU's pass (grader/verdict.hpp).
-SHOWN = {
-    "pass": "pass", "pass-emulated": "pass (emulated)", "fail": "FAIL", "todo": "TODO", "not-run": "not run",
-    "skipped": "skipped", "timeout": "TIMEOUT", "crash": "CRASH", "error": "ERROR", "build-error": "build-error",
-}
 
 
 # Student text (a runner's exception message, a compiler's output, a file name from a submission)
@@ -152,7 +143,7 @@ def placeholder(lab, label, variants, status, detail):
 def mark_not_emulated(report, why):
     """The GPU variants that an emulated grading had to leave 'not run' (the student's files do
     not build for the CPU) say so and why; True if any changed."""
-    rows = [v for v in report.get("variants", []) if v.get("status") == "not-run"]
+    rows = [v for v in report.get("variants", []) if v.get("status") == NOT_RUN]
     for v in rows:
         v["detail"] = f"cannot be emulated ({why})"
     return bool(rows)
@@ -166,7 +157,7 @@ def counts(report):
     """(passed, total) of the student's variants: the grader's own references are not the
     student's work, and total leaves out what was not checked here (GPU variants without a GPU)."""
     vs = [v for v in report.get("variants", []) if not v.get("reference")]
-    passed = sum(v.get("status") == "pass" for v in vs)
+    passed = sum(v.get("status") == PASS for v in vs)
     total = sum(v.get("status") not in UNCHECKED for v in vs)
     return passed, total
 
@@ -181,10 +172,10 @@ def student_summary(report):
     refs = [v["name"] for v in report.get("variants", []) if v.get("reference")]
     parts = [f"{seen.pop('pass', 0)} of your {len(vs)} variants pass"
              + (f" (the grader's own {', '.join(refs)} not counted)" if refs else "")]
-    not_run = [v for v in vs if v.get("status") == "not-run"]
-    seen.pop("not-run", None)
+    not_run = [v for v in vs if v.get("status") == NOT_RUN]
+    seen.pop(NOT_RUN, None)
     parts += [f"{n} {SHOWN.get(s, s)}" for s, n in seen.items()]
-    if "build-error" in seen:
+    if BUILD_ERROR in seen:
         parts.append("the files do not compile: the compiler's first errors are above")
     if not_run:
         why = str(not_run[0].get("detail", "")).replace(" (compiled)", "") or "no GPU here"
@@ -192,7 +183,7 @@ def student_summary(report):
                      f"checked here ({why}): check them on a GPU (where: {GPU_TIME_DOC}), or on the CPU "
                      "with --emulate")
     caveat = (report.get("environment") or {}).get("gpu_emulated")
-    if "pass-emulated" in seen and caveat:  # the grader's words for what emulation cannot show
+    if PASS_EMULATED in seen and caveat:  # the grader's words for what emulation cannot show
         parts.append(caveat)
     return "; ".join(parts)
 
@@ -356,7 +347,7 @@ def print_details(report, title):
     one line in all when every variant failed the same way (a crash or timeout of the process);
     then one line per flag of a variant (timing flagged for review)."""
     bad = [v for v in report.get("variants", [])
-           if v.get("status") not in ("pass", "pass-emulated", "todo", "not-run", "skipped", "build-error")]
+           if v.get("status") not in (PASS, PASS_EMULATED, TODO, NOT_RUN, SKIPPED, BUILD_ERROR)]
     why = lambda v: f"{SHOWN.get(v.get('status'), v.get('status'))}" + (
         f": {' '.join(str(v.get('detail', '')).split())}" if v.get("detail") else "")
     if len(bad) > 1 and len(bad) == len(report.get("variants", [])) and len({why(v) for v in bad}) == 1:

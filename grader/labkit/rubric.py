@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import reports
 from .util import ROOT, UsageError
+from .verdicts import PASS, SHOWN
 
 RUBRIC_FILE = "rubric.toml"
 DEFAULT_FULL_AT = 1.2
@@ -146,7 +147,7 @@ def _perf_best(report, names):
     """(kernel ms, size, % of copy bandwidth, variant) of the fastest unflagged timing among
     names, per size: {(w, h): (ms, pct, variant)}."""
     flagged = {v["name"] for v in report.get("variants", []) if reports.flagged(v)}
-    passed = {v["name"] for v in report.get("variants", []) if v.get("status") == "pass"}
+    passed = {v["name"] for v in report.get("variants", []) if v.get("status") == PASS}
     by_variant = reports.perf_by_variant(report)
     pct = {}
     for p in report.get("performance", []):
@@ -244,7 +245,7 @@ def _correctness(group, statuses):
     for v in group.variants:
         got = statuses.get(v["name"], {})
         cp, ct = int(got.get("cases_passed") or 0), int(got.get("cases_total") or 0)
-        if got.get("status") == "pass" and ct == 0:  # a pass with no case count: all of it
+        if got.get("status") == PASS and ct == 0:  # a pass with no case count: all of it
             cp = ct = 1
         passed, total = passed + cp, total + ct
         if ct:
@@ -256,8 +257,8 @@ def feedback_line(group, statuses):
     """One line on what happened to a group: the first variant that did not pass, and why."""
     for v in group.variants:
         got = statuses.get(v["name"], {})
-        if got.get("status") != "pass":
-            status = reports.SHOWN.get(got.get("status"), got.get("status") or "missing")
+        if got.get("status") != PASS:
+            status = SHOWN.get(got.get("status"), got.get("status") or "missing")
             detail = reports.one_line(got.get("detail"))
             return f"{v['name']}: {status}" + (f": {detail}" if detail else "")
     return "every variant passed"

@@ -12,7 +12,8 @@ from .build import build_dir_of, open_build
 from .grading import run_grader, with_options
 from .programs import build_grader, lab_programs, list_variants
 from .proc import capture, tool_env
-from .reports import FAILING, GPU_TIME_DOC, SHOWN
+from .reports import GPU_TIME_DOC
+from .verdicts import FAILING, SHOWN
 from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
