@@ -128,21 +128,19 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
     if (mode_ == Mode::bubblewrap_root)
         cmd.insert(cmd.end(), {"--uid", std::to_string(kSandboxUid), "--gid", std::to_string(kSandboxGid)});
     cmd.insert(cmd.end(), {"--ro-bind", "/usr", "/usr"});
-    // Merged-/usr systems link these into /usr; older ones have real folders.
-    for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    for (const char* top : kSystemDirs) {
         std::error_code ec;
         if (fs::is_symlink(top, ec))
             cmd.insert(cmd.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
         else if (fs::is_directory(top, ec))
             cmd.insert(cmd.end(), {"--ro-bind", top, top});
     }
-    // /etc/alternatives: Debian's links to the chosen BLAS and friends (numpy of the Python track loads them).
-    cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives"});
+    for (const char* kept : kEtcKept) cmd.insert(cmd.end(), {"--ro-bind-try", kept, kept});
     // Every tmpfs it can write has a size: /tmp and /dev/shm; / and /dev (bwrap's own tmpfs, as
     // large as half the machine's memory) are made read-only below, once everything is mounted.
     const std::string scratch = std::to_string(kScratchBytes);
-    cmd.insert(cmd.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--proc", "/proc", "--dev", "/dev",
-                           "--size", scratch, "--tmpfs", "/dev/shm", "--size", scratch, "--tmpfs", "/tmp"});
+    cmd.insert(cmd.end(), {"--proc", "/proc", "--dev", "/dev", "--size", scratch, "--tmpfs", "/dev/shm", "--size", scratch,
+                           "--tmpfs", "/tmp"});
     if (c.gpu) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator("/dev", ec))

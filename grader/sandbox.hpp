@@ -27,6 +27,14 @@ namespace grader {
 
 inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu
 inline constexpr gid_t kSandboxGid = 65534;
+// The system every sandbox sees read-only besides /usr, written once for the grader's sandbox
+// (sandbox.cpp) and labkit's compile sandbox (grader/labkit/sandbox.py reads these two lines):
+// the top-level folders that a merged /usr links into it (Debian 12, Ubuntu 24.04; folders of
+// their own on an older system), and of /etc only what the tools need: the alternatives behind
+// /usr/bin/c++ and the chosen BLAS (numpy of the Python track loads it), and the dynamic loader's
+// cache (Debian's libraries sit in multiarch folders the loader does not search by itself).
+inline constexpr const char* kSystemDirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+inline constexpr const char* kEtcKept[] = {"/etc/alternatives", "/etc/ld.so.cache"};
 
 // What the kit allows one runner call. Never derived from anything the runner prints.
 struct Confinement {

@@ -37,13 +37,18 @@ READ_ONLY_LAST = ("--remount-ro", "/dev", "--remount-ro", "/")
 # /dev/zero makes the compiler read until memory runs out, which must end as a compile error, not
 # in the OOM killer; no object file is a gigabyte.
 COMPILE_LIMITS = {resource.RLIMIT_AS: 8 << 30, resource.RLIMIT_FSIZE: 1 << 30, resource.RLIMIT_CORE: 0}
-# Of /etc, only what the compilers need: the alternatives behind /usr/bin/c++ (cc, ...) and the
-# dynamic loader's cache (Debian's libraries sit in multiarch folders the loader does not search
-# by itself).
-ETC_KEPT = ("/etc/alternatives", "/etc/ld.so.cache")
-# The system's top-level folders besides /usr: links into it on a merged /usr (Debian 12, Ubuntu
-# 24.04), folders of their own on an older system.
-SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# The system every sandbox sees besides /usr: the top-level folders (links into /usr on a merged
+# /usr) and what of /etc the tools need, from their one home, the grader's sandbox.hpp.
+_SANDBOX_HPP = (Path(__file__).resolve().parent.parent / "sandbox.hpp").read_text()
+
+
+def _paths(name):
+    """The paths of one of sandbox.hpp's `inline constexpr const char* NAME[] = {...};` lists."""
+    return tuple(re.findall(r'"([^"]+)"', re.search(rf"{name}\[\] = \{{([^}}]*)\}};", _SANDBOX_HPP).group(1)))
+
+
+SYSTEM_DIRS = _paths("kSystemDirs")
+ETC_KEPT = _paths("kEtcKept")
 # What of the kit a submission's compile must not see, as patterns under the kit's root: the
 # kit-only folders (the reference, the kit tests and the corpus that hold broken and cheating
 # student files: what `dist` leaves out of the student tarball), every report and build folder,
