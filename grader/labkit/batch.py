@@ -41,13 +41,13 @@ from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
 from .grading import grader_options, run_grader, validate_options
 from .proc import capture, kill_all
-from .verdicts import BUILD_ERROR, TODO
 from .programs import build_grader, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import NOT_USED, NOTHING_HANDED_IN, stage, submission_name, write_if_changed
 from .util import (RESULTS, ROOT, LabkitError, UsageError, first_errors, inside, kit_path, print_table, rel, say,
                    write_atomic)
+from .verdicts import BUILD_ERROR, TODO
 
 SCHEMA = "labkit-result/1"
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")

@@ -25,9 +25,9 @@ from .grading import run_grader, validate_options
 from .programs import build_grader, list_variants, runner_sandbox, student_files
 from .sandbox import CompileSandbox
 from .submissions import stage, submission_name
-from .verdicts import BUILD_ERROR, ERROR
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside,
                    kit_path, print_table, rel, say, write_atomic)
+from .verdicts import BUILD_ERROR, ERROR
 
 
 # Every submission is staged and built in the same slot of the work folder, one after another:
