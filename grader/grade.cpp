@@ -153,7 +153,7 @@ constexpr long long kReorderedMaxPixels = 65536;
 // value before or after its update reads a different number only where neighbours differ, as in
 // noise; zeros, all-255 or a ramp hide it. The cases of no shared pattern (the lab's own: a
 // filter size, a histogram's shape; a photo, were one that small) are all reordered. One pattern
-// of four nearly halved Lab 1's emulation time (docs/results/emulation-speed-*): its 1024-thread
+// of four nearly halved Lab 1's emulation time (measurements/emulation-speed-*): its 1024-thread
 // scans take a whole block through 20 barriers for each one-pixel row of a 1x4099 strip.
 constexpr labkit::Pattern kReorderedPattern = labkit::Pattern::random;
 

@@ -30,7 +30,7 @@
 //   Other shapes, same call: bands of 32 rows, two blocks per SM, 0.214 ms; 16 rows, 0.249 ms; a
 //   reach of one window (32 bands) instead of two, 0.203 ms. Taller bands won each time: fewer
 //   bands, so a shorter chain and fewer look-back steps per pixel. Narrow, forced on the same H100
-//   at 8192^2 (docs/results/single-pass-shapes-H100-2026-11-27.md): 0.212 ms against Wide's 0.173.
+//   at 8192^2 (measurements/single-pass-shapes-H100-2026-11-27.md): 0.212 ms against Wide's 0.173.
 // Limits: the bands form a chain, and that chain is what keeps it above the three kernels. They
 //   all start together, so at first every look-back finds only
 //   aggregates; a band sums at most kLookBackWindows * 32 - 1 of them, then waits for an inclusive
