@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -25,6 +26,11 @@ namespace grader {
 namespace {
 
 constexpr int kUsageExit = 2;
+// The `grade` options that choose what is checked and timed. A front end (./labkit grade,
+// grade-all, bench) hands them on as given: it learns them from `options`, so this file is their
+// only definition. The other options of `grade` (the runner, the sandbox, where reports go) are
+// the front end's to set.
+const std::string kGradingGroup = "Grading";
 constexpr double kDefaultTimeoutS = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
 
 // Counts and seconds: 0, negative or not a number is refused, with a message that says so.
@@ -80,6 +86,19 @@ std::vector<int> to_ints(const std::vector<std::string>& items, const std::strin
         out.push_back(v);
     }
     return out;
+}
+
+// `options`: the Grading group of `grade`, for a front end to offer and hand on unchanged.
+int print_grading_options(const CLI::App& grade) {
+    auto list = nlohmann::ordered_json::array();
+    for (const CLI::Option* o : grade.get_options([](const CLI::Option* o) { return o->get_group() == kGradingGroup; }))
+        list.push_back({{"name", o->get_name()},
+                        {"value", o->get_expected_max() > 0},
+                        {"type", o->get_type_name()},
+                        {"default", o->get_default_str()},
+                        {"help", o->get_description()}});
+    std::printf("%s\n", list.dump(1).c_str());
+    return 0;
 }
 
 struct Commands {
@@ -177,7 +196,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         cmd->add_option("--python-track", runner.python.track, "the lab's description of its Python track")
             ->capture_default_str();
         cmd->add_flag("--python-simulate", runner.python.simulate,
-                      "run the Numba variants on Numba's CUDA simulator (CPU only, very slow: tiny --sizes)");
+                      "run the Numba variants on Numba's CUDA simulator (CPU only, very slow: tiny --sizes, "
+                      "or --max-case-pixels 64)")
+            ->group(kGradingGroup);
         cmd->add_option("--sandbox", sandbox_spec,
                         "how the runner (student code) runs: 'auto' (bubblewrap from PATH), 'off', or the path of a bwrap "
                         "program; without one it still runs under the kit's limits, and reports say 'not sandboxed'")
@@ -189,6 +210,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
 
     auto* list_files = app.add_subcommand("list-files", "the files a student edits (what a submission hands in)");
     auto* device = app.add_subcommand("device", "the GPU this machine has: 'gpu<TAB>NAME', or 'none<TAB>WHY' (exit 1)");
+    auto* options = app.add_subcommand(
+        "options", "the options of `grade` a front end hands on as given (the " + kGradingGroup +
+                       " group), as JSON: [{name, value (whether it takes one), type, default, help}]");
 
     GradeOptions g;
     std::string sizes = "default", perf_sizes, perf_params, perf_patterns, globs = "*", threads;
@@ -204,12 +228,19 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         "that pass. Each variant runs in its own runner process, so a hang, crash or CUDA error is a verdict\n"
         "and grading goes on.");
     add_runner(grade_cmd);
-    grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str();
-    auto* sizes_opt = grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
-                          ->capture_default_str();
+    grade_cmd->add_option("--variants", globs, "only these variants (shell wildcards, e.g. 'gpu-02*'), comma-separated")->capture_default_str()
+        ->type_name("GLOB,...")
+        ->group(kGradingGroup);
+    auto* sizes_opt =
+        grade_cmd->add_option("--sizes", sizes, "correctness sizes: WxH,...; 'quick' and 'default' stand for those lists")
+            ->capture_default_str()
+            ->type_name("WxH,...")
+        ->group(kGradingGroup);
     const std::string default_perf = lab.perf_sizes.empty() ? join_commas(kDefaultPerfSizes) : join_commas(lab.perf_sizes);
     grade_cmd->add_option("--perf-sizes", perf_sizes,
-                          "square sizes to time, N,... (default " + default_perf + "; --quick " + join_commas(kQuickPerfSizes) + ")");
+                          "square sizes to time, N,... (default " + default_perf + "; --quick " + join_commas(kQuickPerfSizes) + ")")
+        ->type_name("N,...")
+        ->group(kGradingGroup);
     std::string labels;
     for (const auto& e : exercises) {
         const auto info = e->info();
@@ -221,31 +252,50 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     }
     grade_cmd->add_option("--perf-params", perf_params,
                           labels.empty() ? std::string("only these timed parameters (this lab has none: ignored)")
-                                         : "only these timed parameters, LABEL,... (of: " + labels + ")");
+                                         : "only these timed parameters, LABEL,... (of: " + labels + ")")
+        ->type_name("LABEL,...")
+        ->group(kGradingGroup);
     std::string pattern_names;
     for (const auto& p : labkit::kPatterns) pattern_names += (pattern_names.empty() ? "" : ", ") + std::string(p.name);
     grade_cmd->add_option("--perf-patterns", perf_patterns,
                           "time on these images instead of the lab's own, NAME,... (of: " + pattern_names +
-                              "), e.g. a one-valued image for a histogram");
-    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive);
-    auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed");
-    grade_cmd->add_flag("--no-perf", no_perf, "check only");
+                              "), e.g. a one-valued image for a histogram")
+        ->type_name("NAME,...")
+        ->group(kGradingGroup);
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive)
+        ->type_name("N")
+        ->group(kGradingGroup);
+    auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed")
+        ->type_name("S")
+        ->group(kGradingGroup);
+    grade_cmd->add_flag("--no-perf", no_perf, "check only")
+        ->group(kGradingGroup);
     grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; never for grading)");
     grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")
         ->capture_default_str()
-        ->check(kPositive);
-    grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)");
+        ->check(kPositive)
+        ->type_name("SEC")
+        ->group(kGradingGroup);
+    grade_cmd->add_option("--threads", threads, "OpenMP thread counts to sweep, N,... (default: 1, 2, 4, ... up to the cores)")
+        ->type_name("N,...")
+        ->group(kGradingGroup);
     double cpu_max_gflop = kCpuPerfMaxFlops / kFlopsPerGflop;
     grade_cmd->add_option("--cpu-max-gflop", cpu_max_gflop,
                           "leave out CPU timings (the sequential reference's included) whose one call would exceed "
                           "this many GFLOP; raise it to time the OpenMP variants on large filters")
         ->capture_default_str()
-        ->check(kPositive);
-    grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str();
+        ->check(kPositive)
+        ->type_name("G")
+        ->group(kGradingGroup);
+    grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str()
+        ->type_name("DIR")
+        ->group(kGradingGroup);
     grade_cmd->add_option("--max-case-pixels", g.cases.max_pixels,
                           "leave out every case larger than this many pixels, the lab's own cases too (with "
                           "--python-simulate: Numba's simulator runs a few thousand pixels a second)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->type_name("N")
+        ->group(kGradingGroup);
     grade_cmd->add_option("--cases-cache", g.cases.cache_dir,
                           "keep the cases and their expected outputs in this folder (made private, 0700), and reuse "
                           "them when another grading asks for the same ones (same seed, sizes, photos and grader)");
@@ -258,7 +308,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--json", g.json, "write every result as JSON");
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
     grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
-    grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)");
+    grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)")
+        ->group(kGradingGroup);
     std::string sanitize_tool, sanitizer_path;
     grade_cmd->add_option("--sanitize", sanitize_tool,
                           "check every GPU variant under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
@@ -309,6 +360,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         const Sandbox sandbox = *list || *run_cmd || *grade_cmd ? Sandbox::open(sandbox_spec) : Sandbox{};
         if (*list) return commands.list(runner, sandbox, timeout);
         if (*list_files) return commands.list_files();
+        if (*options) return print_grading_options(*grade_cmd);
         if (*device) {
             const auto d = probe_device(false, timeout);
             std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());

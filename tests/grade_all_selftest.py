@@ -128,23 +128,41 @@ def sanitized_class(build, tmp):
     return 0
 
 
-def check_resume_key():
-    """A resumed class is regraded under any grading option that differs: the key covers every
-    option handed on to the graders (once it missed --max-case-pixels and --python-simulate), and
-    nothing else (--jobs changes no result)."""
+def check_grader_options(build):
+    """labkit offers the grader's own options (`<grader> options`), with the grader's help, and
+    hands each on as given; a resumed class is regraded under any of them that differs: the key
+    covers every one (once it missed --max-case-pixels and --python-simulate), and nothing else
+    (--jobs changes no result)."""
     sys.path.insert(0, str(KIT / "grader"))
+    from labkit import grader_cli  # noqa: E402
     from labkit.batch import options_key  # noqa: E402
     from labkit.cli import make_parser  # noqa: E402
-    key = lambda *extra: options_key(make_parser().parse_args(["grade-all", "subs", *extra]), [LAB])
+    grader = build / "labs" / f"{LAB}_grader"
+    spec = json.loads(subprocess.run([str(grader), "options"], capture_output=True, text=True, check=True).stdout)
+    expect(len(spec) >= 10 and {"--sizes", "--quick", "--max-case-pixels"} <= {o["name"] for o in spec},
+           f"the grader lists its grading options: {[o['name'] for o in spec]}")
+    offered = grader_cli.spec_for(["grade-all", "--build-dir", str(build)])
+    expect([o["name"] for o in offered] == [o["name"] for o in spec], "labkit offers exactly the grader's options")
+    parse = lambda *extra: make_parser(offered).parse_args(["grade-all", "subs", *extra])
+    key = lambda *extra: options_key(parse(*extra), [LAB])
     base = key()
-    for extra in (["--max-case-pixels", "4096"], ["--python-simulate"], ["--quick"], ["--no-perf"],
-                  ["--sizes", "33x17"], ["--seed", "7"], ["--variants", "cpu-*"], ["--sanitize", "memcheck"]):
-        expect(key(*extra) != base, f"grade-all {' '.join(extra)} resumes nothing graded without it")
+    for o in spec:
+        given = [o["name"], "7x3" if o["name"] == "--sizes" else "5"] if o["value"] else [o["name"]]
+        expect(grader_cli.forwarded(parse(*given)) == given, f"grade-all {' '.join(given)} is handed on as given")
+        expect(key(*given) != base, f"grade-all {' '.join(given)} resumes nothing graded without it")
+    expect(key("--sanitize", "memcheck") != base, "--sanitize is keyed too")
     expect(key("--jobs", "4") == base, "--jobs changes no result: a resumed class keeps its results")
+    help_text = " ".join(subprocess.run([str(KIT / "labkit"), "grade-all", "--help", "--build-dir", str(build)],
+                                        capture_output=True, text=True).stdout.split())
+    expect("--max-case-pixels" in help_text and "Numba's simulator" in help_text,
+           "labkit's --help shows the grader's options with the grader's help")
+    refused = subprocess.run([str(KIT / "labkit"), "grade", LAB, "--build-dir", str(build), "--runs", "0", "--no-perf",
+                              "--variants", "cpu-sequential"], capture_output=True, text=True)
+    expect(refused.returncode == 2 and "--runs: must be a finite number above 0" in refused.stdout + refused.stderr,
+           "a value the grader refuses gets the grader's message before anything is graded (exit 2)")
 
 
 def main():
-    check_resume_key()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default=str(KIT / "build"))
     parser.add_argument("--sanitize", action="store_true",
@@ -154,6 +172,7 @@ def main():
     if not (build / "labs" / f"{LAB}_solution_runner").exists() and not (KIT / "solutions").is_dir():
         print("SKIP: needs the reference solution (solutions/)")
         return 77
+    check_grader_options(build)
     if options.sanitize:
         grader = build / "labs" / "histogram_equalization_grader"
         if subprocess.run([str(grader), "device"], capture_output=True).returncode != 0:

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import reports, rubric
+from . import grader_cli, reports, rubric
 from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, is_configured, kit_inputs,
                     make, ninja, open_build, student_objects, submission_options, up_to_date)
 from .classroom import configured_with, reference_variants, work_dir_of
 from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
-from .grading import grader_options, run_grader, validate_options
+from .grading import run_grader, validate_options
 from .proc import capture, kill_all
 from .programs import build_grader, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
@@ -119,15 +119,12 @@ def source_key(path):
 
 def options_key(args, labs):
     """The grading options that change a result, so that a result graded with others is regraded:
-    the arguments handed on to every grader (grading.grader_options: an option added there is keyed
-    with no change here), but where the class's cases are kept; the sanitizer, and the compile
-    time limit, which labkit applies itself."""
-    forwarded = grader_options(args)
-    if "--cases-cache" in forwarded:  # where the cases are kept, not how anything is graded
-        at = forwarded.index("--cases-cache")
-        del forwarded[at:at + 2]
+    the grader's options as handed on (grader_cli.forwarded: every one the grader defines, with no
+    change here); the sanitizer, and the compile time limit, which labkit applies itself. Where
+    the class's cases are kept (--cases-cache) changes nothing graded."""
     own = {k: getattr(args, k, None) for k in ("sanitize", "compile_timeout")}
-    return hashlib.sha256(json.dumps([labs, forwarded, own], sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps([labs, grader_cli.forwarded(args), own], sort_keys=True,
+                                     default=str).encode()).hexdigest()[:16]
 
 
 def class_seed(path):

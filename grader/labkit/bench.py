@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from .build import build_dir_of, make, open_build
-from .grading import run_grader, with_options
+from .grading import run_grader, validate_options, with_options
 from .plot import floor_bytes_per_pixel, peer_times
 from . import reports
 from .programs import build_grader
@@ -29,6 +29,11 @@ MODULE_HINTS = {"torch": "PyTorch with CUDA: pip install torch", "numpy": "apt-g
                 "cv2": "apt-get install python3-opencv", "scipy": "apt-get install python3-scipy"}
 GRADER_TIMEOUT_S = 3600  # the check on the quick sizes, then every timing (8192^2 sequential included)
 DEFAULT_SIZES = "2048,8192"
+PEER_RUNS = 20  # timed runs per peer measurement unless --runs
+# The grader's options a bench sets itself: the kit's variants checked on the quick sizes, then
+# timed at bench's own --sizes (its --perf-sizes), with a fresh seed and the grader's own limit.
+_CHECKED_AND_TIMED = dict(sizes="quick", quick=False, no_perf=False, seed=None, timeout=None)
+BENCH_SETS = frozenset(_CHECKED_AND_TIMED) | {"perf_sizes"}
 
 
 def peers_of(lab, sizes, runs, out):
@@ -135,8 +140,8 @@ def cmd_bench(args):
         label = "student" if target == lab.runner else "solution"
         grader = build_grader(build, lab)
         # Every variant unless --variants: the table keeps each step's fastest.
-        grading = with_options(args, sizes="quick", perf_sizes=args.sizes, quick=False, no_perf=False,
-                               seed=None, timeout=None, lab_timeout=GRADER_TIMEOUT_S)
+        grading = with_options(args, **_CHECKED_AND_TIMED, perf_sizes=args.sizes, lab_timeout=GRADER_TIMEOUT_S)
+        validate_options(grader, runner, grading, sandbox)
         say(f"=== {lab_name}: the kit's {label} variants ({grading.variants or 'all'}), checked, then timed at "
             f"{args.sizes} ===")
         report = run_grader(grader, runner, lab_name, f"bench-{label}", out_dir, grading, [], sandbox,
@@ -144,7 +149,7 @@ def cmd_bench(args):
         if not report.get("performance"):
             raise LabkitError(f"{lab_name}: the grader timed nothing (see {rel(out_dir / f'{lab_name}-{label}.log')})")
         say(f"=== {lab_name}: the peers present here (tools/bench_alternatives.py) ===")
-        peers = peers_of(lab_name, args.sizes, args.runs or 20, out_dir / f"{lab_name}-peers.json")
+        peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json")
         rows, notes = table(report, peers)
         env = report.get("environment") or {}
         if not env.get("gpu"):

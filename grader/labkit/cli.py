@@ -4,14 +4,14 @@ sure that no command ends in a traceback."""
 import argparse
 import math
 import os
-import re
 import signal
 import sys
 import traceback
 
+from . import grader_cli
 from .commands import cmd_build, cmd_grade, cmd_list, cmd_run
 from .batch import cmd_grade_all, default_jobs
-from .bench import DEFAULT_SIZES, cmd_bench
+from .bench import BENCH_SETS, DEFAULT_SIZES, PEER_RUNS, cmd_bench
 from .build import COMPILE_TIMEOUT_S, CONSTEXPR_OPS_LIMIT
 from .datasets import cmd_datasets
 from .dist import cmd_dist
@@ -21,35 +21,27 @@ from .plots import cmd_plot
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options
 from .testrun import cmd_test
+from .verdicts import BUILD_ERROR, CRASH, ERROR, FAIL, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TIMEOUT, TODO
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
 
 
-def make_parser():
+def make_parser(spec=None):
+    """The parser of every command; spec: the grader's options (grader_cli.spec_for), offered by
+    the grading commands."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--build-dir", default="build", metavar="DIR",
                         help="the configured build folder (default: build)")
-    # The options that choose what a grader checks and times: `grade` and `grade-all` alike.
+    # What a grader checks and times (`grade` and `grade-all` alike): the grader's own options,
+    # read from it (grader_cli.py), handed on as given.
     grading = argparse.ArgumentParser(add_help=False)
-    grading.add_argument("--variants", metavar="GLOB,...", help="only variants matching these patterns")
-    grading.add_argument("--sizes", metavar="WxH,...", help="correctness sizes")
-    grading.add_argument("--perf-sizes", metavar="N,...", help="performance sizes")
-    add_timing_options(grading)
-    grading.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per performance size")
-    grading.add_argument("--seed", type=int, metavar="S", help="seed of the random test images")
-    grading.add_argument("--no-perf", action="store_true", help="check correctness only")
-    grading.add_argument("--quick", action="store_true", help="fewer sizes and runs")
-    grading.add_argument("--python-simulate", action="store_true",
-                         help="Python track without a GPU: run the Numba variants on Numba's CUDA simulator "
-                         "(very slow: add --max-case-pixels 64)")
-    grading.add_argument("--max-case-pixels", type=positive(int), metavar="N",
-                         help="leave out every case larger than N pixels, the lab's own cases too")
-    grading.add_argument("--timeout", type=positive(int), metavar="SEC",
-                   help="per-variant limit (seconds without progress), enforced by the grader "
-                   "binary (its default: 60)")
+    add_grader_options(grading, spec)
+    # Without a built grader its options cannot be listed: the grading commands' help says so.
+    unlisted = "" if spec else (" The grader's options (--sizes, --quick, --no-perf, --runs, ...) are listed here "
+                                "once a grader is built (./labkit build); each is handed to it as given.")
     grading.add_argument("--lab-timeout", type=positive(float), metavar="SEC",
-                   help="wall-clock limit of one grader process, after which its whole process "
-                   "group is killed (default: (per-variant limit, else 120) x (the kit's variants + 1) "
-                   "+ 60, at most 6 hours)")
+                         help="wall-clock limit of one grader process, after which its whole process "
+                         "group is killed (default: (--timeout, else 120) x (the kit's variants + 1) "
+                         "+ 60, at most 6 hours)")
     parser = argparse.ArgumentParser(
         prog="./labkit", description="GPU Labkit: build, grade and test the labs.",
         epilog="setup and bundle are handled by the bash front (./labkit setup --help).")
@@ -67,11 +59,12 @@ def make_parser():
         description="Builds what is needed, then runs each lab's grader. Default: your files "
         "(labs/<lab>/, label 'student') and, when present, the reference (label 'solution'); "
         "reports go to results/<lab>-<label>.{json,md,csv}, diff images of failures to "
-        "results/diff/, and a side-by-side summary is printed.",
-        epilog="Statuses: pass; pass (emulated) (a GPU variant right on the CPU, --emulate: NOT a GPU pass, "
-        "not timed); FAIL (first mismatch, diff PNG); TODO (not implemented yet); "
-        "TIMEOUT; CRASH; ERROR (a CUDA or other error); build-error; not run (a GPU variant "
-        "that compiled, on a machine without a CUDA device: NOT checked); skipped."
+        "results/diff/, and a side-by-side summary is printed." + unlisted,
+        epilog=f"Statuses: {SHOWN[PASS]}; {SHOWN[PASS_EMULATED]} (a GPU variant right on the CPU, --emulate: NOT a "
+        f"GPU pass, not timed); {SHOWN[FAIL]} (first mismatch, diff PNG); {SHOWN[TODO]} (not implemented yet); "
+        f"{SHOWN[TIMEOUT]}; {SHOWN[CRASH]}; {SHOWN[ERROR]} (a CUDA or other error); {SHOWN[BUILD_ERROR]}; "
+        f"{SHOWN[NOT_RUN]} (a GPU variant that compiled, on a machine without a CUDA device: NOT checked); "
+        f"{SHOWN[SKIPPED]}."
         "\nOn a cluster's GPU node, from its login node (the kit's folder shared by both):\n"
         "  ./labkit grade integral_image --slurm --partition gpu --time 20\n"
         "Exit status: 0 when every implemented variant passed, 1 otherwise.")
@@ -135,7 +128,7 @@ def make_parser():
         "A lab's files are taken from its folder in the submission (<lab>/FILE at any depth; with one "
         "lab graded, also FILE at the top); the feedback names the path used for each. "
         "Builds of the next submissions run on the CPU while the GPU grades; an interrupted run "
-        "resumes where it stopped.",
+        "resumes where it stopped." + unlisted,
         epilog="Examples:\n  ./labkit grade-all subs/ --no-perf --jobs 4\n"
         "  ./labkit grade-all subs/ integral_image --roster roster.csv\n"
         "  ./labkit grade-all subs/ --slurm --partition gpu --account cs149 --gres gpu:1\n"
@@ -224,15 +217,14 @@ def make_parser():
                        "OpenCV; each checked against the lab's contract first, a missing one noted, never "
                        "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
                        "fastest GPU variant and its % of copy bandwidth on the lab's floor (its minimal bytes: "
-                       "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json.")
+                       "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json. "
+                       f"The peers are timed --runs times (default {PEER_RUNS})." + unlisted)
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
     p.add_argument("--peers", action="store_true",
                    help="time the peers beside the kit's variants (required: the kit's own timings alone are "
                    "`./labkit grade`'s)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="N,...", help="square sizes (default: %(default)s)")
-    p.add_argument("--variants", metavar="GLOB,...", help="only these of the kit's variants (default: all)")
-    p.add_argument("--runs", type=positive(int), metavar="N", help="timed runs per measurement (peers: default 20)")
-    add_timing_options(p)
+    add_grader_options(p, spec, leave_out=BENCH_SETS)
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
     p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
@@ -306,28 +298,12 @@ def _quiet_stdout():
         pass
 
 
-def thread_counts(text):
-    """An argparse type: OpenMP thread counts N,... (each above 0), kept as the text."""
-    if not re.fullmatch(r"[1-9]\d*(,[1-9]\d*)*", text):
-        raise argparse.ArgumentTypeError(f"{text!r}: thread counts N,... (each above 0)")
-    return text
-
-
-def add_timing_options(parser):
-    """The options that choose what the grader times, on which images, and how the CPU variants are
-    timed: grade, grade-all and bench alike."""
-    parser.add_argument("--perf-params", metavar="LABEL,...",
-                        help="only these timed parameters, for a lab that times several (convolution: "
-                        "k=3,k=5,k=9,k=15,k=25, and disk:25 only when named); other labs ignore it")
-    parser.add_argument("--perf-patterns", metavar="NAME,...",
-                        help="time on these images instead of the lab's own (random, full, skewed, ...)")
-    parser.add_argument("--threads", type=thread_counts, metavar="N,...",
-                        help="OpenMP thread counts to time the CPU variants with (default: 1, 2, 4, ... up to "
-                        "the cores; one count makes a long run much shorter)")
-    parser.add_argument("--cpu-max-gflop", type=positive(float), metavar="G",
-                        help="leave out CPU timings (the sequential reference's included) whose one call would "
-                        "exceed G GFLOP (the grader's default: 2); raise it to time the OpenMP variants on large "
-                        "filters at large sizes")
+def add_grader_options(parser, spec, leave_out=()):
+    """The grader's options (grader_cli.add_options) in a group of their own, or, without a
+    built grader to read them from, a note that says how to see them."""
+    if spec:
+        group = parser.add_argument_group("the grader's options (its own: handed to it as given, its help below)")
+        grader_cli.add_options(group, spec, leave_out)
 
 
 def add_compile_timeout(parser, when=""):
@@ -397,7 +373,7 @@ def main(argv=None):
             signal.signal(sig, _interrupt)
 
     def run():
-        parser = make_parser()
+        parser = make_parser(grader_cli.spec_for(list(sys.argv[1:] if argv is None else argv)))
         # `run` hands options it does not know to the lab's grader (a lab's picture options,
         # e.g. --radius), which checks them; every other command takes only its own.
         args, extra = parser.parse_known_args(argv)
@@ -407,6 +383,9 @@ def main(argv=None):
         if extra and args.command != "run":
             parser.parse_args(argv)  # the usual "unrecognized arguments" message, exit 2
         args.extra = extra
+        # The command's own parser: what it was given is handed on by it (slurm.forwarded_args).
+        args.command_parser = next(a for a in parser._actions
+                                   if isinstance(a, argparse._SubParsersAction)).choices[args.command]
         return args.func(args)
 
     try:

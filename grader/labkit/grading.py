@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import reports
+from . import grader_cli, reports
 from .build import build_dir_of, make, open_build
 from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
@@ -31,27 +31,14 @@ FINISHED = "finished.json"
 
 
 def grader_options(args):
-    """Options of `labkit grade` handed on to every `<grader> grade`."""
-    out = []
-    for flag, value in (("--variants", args.variants), ("--sizes", args.sizes),
-                        ("--perf-sizes", args.perf_sizes), ("--perf-params", args.perf_params),
-                        ("--perf-patterns", getattr(args, "perf_patterns", None)),
-                        ("--runs", args.runs),
-                        ("--threads", getattr(args, "threads", None)),
-                        ("--cpu-max-gflop", getattr(args, "cpu_max_gflop", None)),
-                        ("--seed", args.seed), ("--timeout", args.timeout),
-                        ("--cases-cache", getattr(args, "cases_cache", None)),
-                        ("--max-case-pixels", getattr(args, "max_case_pixels", None))):
-        if value is not None:
-            out += [flag, str(value)]
-    if args.no_perf:
-        out.append("--no-perf")
-    if args.quick:
-        out.append("--quick")
-    if getattr(args, "python_simulate", False):
-        out.append("--python-simulate")
+    """What every `<grader> grade` of this labkit command is handed: the grader's own options as
+    given (grader_cli.forwarded), then those labkit sets for the grader: --emulate (an emulated
+    runner) and --cases-cache (a class's cases, kept once)."""
+    out = grader_cli.forwarded(args)
     if getattr(args, "emulate", False):
         out.append("--emulate")
+    if getattr(args, "cases_cache", None):
+        out += ["--cases-cache", str(args.cases_cache)]
     return out
 
 
@@ -68,7 +55,7 @@ def process_timeout(args, kit_variants):
     that printed 100,000 fake variants bought itself 139 days. Capped at MAX_LAB_TIMEOUT_S."""
     if args.lab_timeout:
         return args.lab_timeout
-    per_variant = args.timeout or ASSUMED_VARIANT_TIMEOUT_S
+    per_variant = float(args.timeout) if getattr(args, "timeout", None) else ASSUMED_VARIANT_TIMEOUT_S
     return min(per_variant * (max(kit_variants, 1) + 1) + 60, MAX_LAB_TIMEOUT_S)
 
 

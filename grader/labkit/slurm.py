@@ -52,6 +52,7 @@ shell's environment to the tasks (Slurm's default, --export=ALL).
 The smaller functions (job_script, submit, plan) are what cmd_slurm is made of, and what
 tests/slurm_selftest.py runs against a real single-node Slurm."""
 
+import argparse
 import math
 import os
 import re
@@ -317,17 +318,14 @@ _NOT_FORWARDED = DESTS | {"help", "paths", "single", "out", "roster", "task_inde
 _PATH_OPTIONS = {"build_dir", "work_dir", "rubric_dir"}
 
 
-def forwarded_args(args, command="grade-all", left_out=_NOT_FORWARDED):
-    """The options of `labkit COMMAND` in args that the user gave (a value other than the
-    default), as command-line words, found through that command's parser (so that a new option
-    is handed on without a change here), but for those whose dest is in left_out; kit-relative
-    paths made absolute. Positionals are not options: never among them."""
-    import argparse
-    from .cli import make_parser
-    parser = make_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+def forwarded_args(args, left_out=_NOT_FORWARDED):
+    """The options of the labkit command in args that the user gave (a value other than the
+    default), as command-line words, found through that command's own parser
+    (args.command_parser, so that a new option, the grader's included, is handed on without a
+    change here), but for those whose dest is in left_out; kit-relative paths made absolute.
+    Positionals are not options: never among them."""
     words = []
-    for action in sub.choices[command]._actions:
+    for action in args.command_parser._actions:
         if not action.option_strings or action.dest in left_out or not hasattr(args, action.dest):
             continue
         value, option = getattr(args, action.dest), action.option_strings[-1]

@@ -228,7 +228,7 @@ def grade_on_slurm(args):
     folder = build / "slurm-grade"
     folder.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=folder))
-    grade_args = slurm.forwarded_args(args, "grade", _LEFT_OUT)
+    grade_args = slurm.forwarded_args(args, _LEFT_OUT)
     outputs = {name: getattr(args, name) for name in RUN_OUTPUTS if getattr(args, name, None)}
     for name in outputs:
         grade_args += [f"--{name}", str(stage / RUN_OUTPUTS[name])]
