@@ -1,3 +1,4 @@
+// starter: step one thread scans a whole row; the naive transpose
 // 01 — Naive row scan and naive transpose
 // Changes vs the CPU baseline: the sequential loop runs on the GPU, one thread per row; the
 //   transpose moves one pixel per thread straight from global memory to global memory.
@@ -15,7 +16,13 @@
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
 #include "labkit/launch.hpp"
+//> #include "labkit/errors.hpp"
 #include "labkit/image_io.hpp"
+// starter: prompt
+//>
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+// starter: end
 
 namespace integral_image {
 namespace {
@@ -23,14 +30,24 @@ namespace {
 using labkit::ceil_div, labkit::kMaxGridY;
 
 // Few rows means few threads: small blocks spread them over more SMs (8192 rows = 128 blocks).
+// starter: instead [[maybe_unused]] constexpr int kScanThreads = 64;
 constexpr int kScanThreads = 64;
 // Transpose block: one warp wide (a coalesced 128-byte row of loads) and kTransposeRows tall.
+// starter: instead [[maybe_unused]] constexpr int kTransposeRows = 8;
 constexpr int kTransposeRows = 8;
 static_assert(labkit::kMaxImageSide / kTransposeRows <= kMaxGridY,
               "one block row per kTransposeRows image rows must fit in gridDim.y for the tallest image");
 
 // Thread y scans row y on its own: exactly the CPU loop, with uint32 wrap-around sums.
 template <class In>
+// starter: prompt
+//> __global__ void scan_rows_naive_kernel([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out) {
+    // TODO(step 1a): one thread per row. Work out which row this thread owns from its block and
+    //   thread index, then walk the row left to right keeping a running sum: this is the CPU
+    //   loop, unchanged. Pitfalls: the last block has threads past the last row (they must do
+    //   nothing); the sum is std::uint32_t, since the contract is arithmetic modulo 2^32.
+    //   Threads never share data here, so no barrier is needed.
+// starter: solution
 __global__ void scan_rows_naive_kernel(View<const In> in, Output out) {
     const int y = blockIdx.x * blockDim.x + threadIdx.x;
     if (y >= in.height) return;
@@ -41,31 +58,63 @@ __global__ void scan_rows_naive_kernel(View<const In> in, Output out) {
         sum += src[x];
         dst[x] = sum;
     }
+// starter: end
 }
 
+// starter: prompt
+// One thread per pixel: out(y, x) = in(x, y).
+//> [[maybe_unused]] __global__ void transpose_naive_kernel([[maybe_unused]] View<const std::uint32_t> in,
+                                                        //> [[maybe_unused]] Output out) {
+    // TODO(step 1c): one thread per input pixel, writing it to its transposed place. Let
+    //   threadIdx.x run along an input row, so a warp's loads are coalesced; then ask yourself
+    //   where its 32 stores land (that is what 02_transpose_tiled.cu fixes). Pitfall: the
+    //   grid covers more than the image; threads outside it must not touch memory.
+// starter: solution
 // One thread per pixel: out(y, x) = in(x, y). threadIdx.x runs along an input row (coalesced
 // loads) and therefore down an output column (strided stores).
 __global__ void transpose_naive_kernel(View<const std::uint32_t> in, Output out) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < in.width && y < in.height) out(y, x) = in(x, y);
+// starter: end
 }
 
 }  // namespace
 
 template <class In>
+// starter: prompt
+//> void scan_rows_naive([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out, const Tuning&,
+                     //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1b): launch the kernel on ctx.stream with enough kScanThreads-thread blocks to
+    //   cover every row (labkit::ceil_div), and check the launch at once with
+    //   CUDA_CHECK_LAUNCH(), which reports a bad configuration where it happens. Pitfall: an
+    //   empty image would mean a grid of zero blocks, which is itself a launch error.
+    //   Then delete the throw.
+    //> throw labkit::NotImplemented("scan_rows_naive (01_naive.cu)");
+// starter: solution
 void scan_rows_naive(View<const In> in, Output out, const Tuning&, GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
     scan_rows_naive_kernel<<<ceil_div(in.height, kScanThreads), kScanThreads, 0, ctx.stream>>>(in, out);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
+// starter: prompt
+//> void transpose_naive([[maybe_unused]] View<const std::uint32_t> in, [[maybe_unused]] Output out, const Tuning&,
+                     //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1d): launch with blocks of kTileDim x kTransposeRows threads, enough of them in
+    //   x and y to cover the image, on ctx.stream, checked as in step 1b. The static_assert
+    //   above is why gridDim.y cannot exceed its limit for any image the kit accepts.
+    //   Then delete the throw.
+    //> throw labkit::NotImplemented("transpose_naive (01_naive.cu)");
+// starter: solution
 void transpose_naive(View<const std::uint32_t> in, Output out, const Tuning&, GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;
     const dim3 block(kTileDim, kTransposeRows);
     const dim3 grid(ceil_div(in.width, kTileDim), ceil_div(in.height, kTransposeRows));
     transpose_naive_kernel<<<grid, block, 0, ctx.stream>>>(in, out);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
 template void scan_rows_naive<std::uint8_t>(View<const std::uint8_t>, Output, const Tuning&, GpuContext&);

@@ -1,11 +1,19 @@
+// starter: step the one-kernel chained row scan
 // 04 — Single-pass chained row scan
 // Changes vs 02/03: one kernel per scan pass, and every pixel is read once and written once.
+// starter: prompt
+//   Each block takes a logical id from an atomic counter, scans its section (4 elements per
+//   thread in registers, then warp shuffles, then the warp totals through shared memory), waits
+// starter: solution
 //   Each block takes a logical id from an atomic counter, scans its section (8 uint8 or 4 uint32
 //   elements per thread in registers, then warp shuffles, then the warp totals through shared memory), waits
+// starter: end
 //   for the running sum of the previous section of its row, and publishes its own for the next.
+// starter: solution
 //   A block of 512 threads does this for the same section of several consecutive rows (2 to 16,
 //   by section size and input type), so the per-block costs (launch, atomic, barriers) are
 //   shared by enough bytes: see kBlockThreads.
+// starter: end
 //   Ids run section-major (all rows' section 0, then all rows' section 1, ...): the section a
 //   block waits for was handed out `height` ids earlier and is normally finished long before,
 //   so the chain costs one L2 read per block. Row-major ids (section fastest) would put a block
@@ -14,8 +22,13 @@
 //   row) the resident blocks would spend most of their lives waiting instead of moving data.
 // Cost: per element about 2 adds (the register scan and the offset), plus per thread 5 shuffle
 //   steps and up to 8 shared-memory reads of warp totals; two barriers per block. Global traffic
+// starter: prompt
+//   1 + 4 B/px (u8 pass) or 4 + 4 B/px (u32 pass), with 16-byte loads/stores where alignment
+//   allows, plus 24 B per section for its chain word (clear, publish, read): 5.09 or 8.09 B/px
+// starter: solution
 //   1 + 4 B/px (u8 pass) or 4 + 4 B/px (u32 pass), with 8- or 16-byte loads and 16-byte stores
 //   where alignment allows, plus 24 B per section for its chain word (clear, publish, read): 5.09 or 8.09 B/px
+// starter: end
 //   at S = 256, 5.02 or 8.02 at S = 1024.
 // Limits: the ids must come from the atomic counter, not blockIdx, for the wait to be safe (see
 //   the kernel); a single very long row is a serial chain of sections (inherent to a chained scan).
@@ -32,12 +45,25 @@
 #include "integral_image.hpp"
 #include "labkit/cuda_check.hpp"
 #include "labkit/launch.hpp"
+// starter: prompt
+//> #include "labkit/errors.hpp"
+//>
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+// starter: end
 
 namespace integral_image {
 namespace {
 
 using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask;
 
+// starter: prompt
+// Coarsening: each thread scans kItems consecutive elements in registers. Four uint32 values are
+// one 16-byte access (the widest a thread can issue); four uint8 values make a warp's load one
+// full 128-byte line. More items would leave a 256-element section with too few threads to
+// keep enough loads in flight.
+//> constexpr int kItems = 4;
+// starter: solution
 // Coarsening: each thread scans kItems<In> consecutive elements in registers and moves them with
 // vector accesses. Four uint32 values are one 16-byte access (the widest a thread can issue).
 // For uint8 input, four values would be a 4-byte load: measured on an H200 at 8192^2, that left
@@ -47,21 +73,30 @@ using labkit::ceil_div, labkit::kWarpSize, labkit::kFullMask;
 template <class In>
 constexpr int kItems = sizeof(In) == 1 ? 8 : 4;
 constexpr int kOutVector = 4;  // uint32 elements per uint4 store
+// starter: end
 // A chain word packs a flag and a value: bit 32 set means the low 32 bits hold the inclusive
 // running sum of that section of its row. Zero (the memset at every call) means "not yet".
+// starter: instead [[maybe_unused]] constexpr std::uint64_t kReady = std::uint64_t{1} << 32;
 constexpr std::uint64_t kReady = std::uint64_t{1} << 32;
 
+// starter: instead // kItems elements of In as one aligned vector access.
 // kItems<In> elements of In as one aligned vector access.
 template <class In>
 struct Packet;
 template <>
 struct Packet<std::uint8_t> {
+    // starter: instead using type = uchar4;
     using type = uint2;
 };
 template <>
 struct Packet<std::uint32_t> {
     using type = uint4;
 };
+// starter: prompt
+//> using OutPacket = uint4;
+//> static_assert(kItems == 4, "the packet types hold four elements: x, y, z, w");
+//> static_assert(sizeof(OutPacket) == kItems * sizeof(std::uint32_t), "one output packet per thread");
+// starter: solution
 static_assert(sizeof(Packet<std::uint8_t>::type) == kItems<std::uint8_t>, "one 8-byte load per thread");
 static_assert(sizeof(Packet<std::uint32_t>::type) == kItems<std::uint32_t> * sizeof(std::uint32_t),
               "one 16-byte load per thread");
@@ -79,15 +114,22 @@ __device__ void unpack(uint2 p, std::uint32_t (&v)[8]) {
     }
 }
 __device__ void unpack(uint4 p, std::uint32_t (&v)[4]) { v[0] = p.x, v[1] = p.y, v[2] = p.z, v[3] = p.w; }
+// starter: end
 
 // A view can use packets when its base and its row pitch keep every packet aligned (the kit's
 // images are 128-byte aligned; a view of arbitrary memory falls back to scalar accesses).
 template <class P, class T>
 bool packet_aligned(View<T> v) {
+    // starter: instead return reinterpret_cast<std::uintptr_t>(v.data) % alignof(P) == 0 && v.pitch * sizeof(T) % alignof(P) == 0;
     return reinterpret_cast<std::uintptr_t>(v.data) % sizeof(P) == 0 && v.pitch * sizeof(T) % sizeof(P) == 0;
 }
 
+// starter: prompt
+// Given: the warp scan of step 2e, as a function.
+//> [[maybe_unused]] __device__ std::uint32_t warp_inclusive_scan(std::uint32_t value, int lane) {
+// starter: solution
 __device__ std::uint32_t warp_inclusive_scan(std::uint32_t value, int lane) {
+// starter: end
     for (int d = 1; d < kWarpSize; d *= 2) {
         const std::uint32_t left = __shfl_up_sync(kFullMask, value, d);
         if (lane >= d) value += left;
@@ -96,14 +138,28 @@ __device__ std::uint32_t warp_inclusive_scan(std::uint32_t value, int lane) {
 }
 
 // Memory ordering. The only data one block hands to another is the running sum, and it travels
+// starter: prompt
+// inside the same aligned 64-bit word as its flag, so a reader that sees the flag sees the value
+// written with it (handout, section 5: why two separate words would need fences, and this one
+// word does not). Device scope: the reader is another block, possibly on another SM.
+// starter: solution
 // inside the same aligned 64-bit word as its flag. A 64-bit atomic store and load are
 // single-copy atomic: a reader that sees the flag sees the value written with it, never an older
 // one. So relaxed order is enough and no __threadfence() is needed. (With a separate flag array
 // it would be: store value; __threadfence(); store flag — and load flag; __threadfence(); load
 // value on the reader side, so that the flag cannot become visible before the value.)
 // Device scope: the reader is another block, possibly on another SM.
+// starter: end
 using ChainRef = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
 
+// starter: prompt
+// TODO(step 4a): two small device functions on a chain word (through a ChainRef):
+//   - wait_for_running_sum(word): spin until the word has kReady set, then return its running
+//     sum (the low 32 bits). Pitfall: a plain load in the loop may be read once and hoisted out
+//     by the compiler; the loop must re-read memory every time.
+//   - publish_running_sum(word, running_sum): one store of flag and value together.
+//   Which memory order do they need, given that flag and value travel in one word?
+// starter: solution
 __device__ std::uint32_t wait_for_running_sum(std::uint64_t& word) {
     const ChainRef ref(word);
     std::uint64_t seen = ref.load(cuda::memory_order_relaxed);
@@ -114,7 +170,48 @@ __device__ std::uint32_t wait_for_running_sum(std::uint64_t& word) {
 __device__ void publish_running_sum(std::uint64_t& word, std::uint32_t running_sum) {
     ChainRef(word).store(kReady | running_sum, cuda::memory_order_relaxed);
 }
+// starter: end
 
+// starter: prompt
+// One block scans one section of kSection elements of one row: kSection / kItems threads.
+// chain[id] is the running-sum word of logical block id = section * height + row; the block
+// before it in its row is id - height.
+//> template <class In, int kSection>
+//> __global__ void __launch_bounds__(kSection / kItems)
+    //> single_pass_kernel([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
+                       //> [[maybe_unused]] std::uint64_t* chain, [[maybe_unused]] unsigned* counter,
+                       //> [[maybe_unused]] int sections, [[maybe_unused]] bool packets) {
+    //> using InPacket = typename Packet<In>::type;
+    //> static_assert(sizeof(InPacket) == kItems * sizeof(In), "one input packet per thread");
+    //> static_assert(kSection % (kItems * kWarpSize) == 0, "a section is a whole number of warps");
+    //> [[maybe_unused]] constexpr int kWarps = kSection / kItems / kWarpSize;
+//>
+    // TODO(step 4b): the block's shared variables: its logical id, the running sum of the
+    //   sections before this one in its row, and one total per warp.
+    //
+    // TODO(step 4c): the logical id. One thread takes it from the counter (atomicAdd) and the
+    //   block shares it. Map it to (row, section) section-major: all rows' section 0 first, then
+    //   all rows' section 1, ... (handout, section 5, says why this order is fast and why the id
+    //   must not be blockIdx.x). Then this thread's first element in the row.
+    //
+    // TODO(step 4d): load the thread's kItems elements into registers: one packet load when the
+    //   whole packet is inside the row and `packets` allows it, element by element otherwise.
+    //   Pitfall: elements past the end of the row count as 0, and are never read.
+    //
+    // TODO(step 4e): one thread waits for the previous section's running sum (the first section
+    //   of a row waits for nobody). Where in the kernel should the wait go so that it overlaps
+    //   the loads already in flight?
+    //
+    // TODO(step 4f): scan the section: in registers (kItems elements), then across the warp
+    //   (warp_inclusive_scan, given above), then across the warps through shared memory. What
+    //   must be complete before a thread reads the warp totals and the running sum?
+    //
+    // TODO(step 4g): publish this section's running sum for the next section of the row, as
+    //   early as possible (the next block may be waiting), unless it is the row's last section
+    //   (which has no chain word). Then add each thread's offset and store, as you loaded.
+    //   Pitfall: never write past the end of the row; the grader checks the guard space.
+//> }
+// starter: solution
 // Rows per block. One block of kBlockThreads scans the same section of several consecutive rows
 // (kSection / kItems threads per row). Measured on an H200 at 8192^2 with one row per block, the
 // uint8 pass stayed under 60% of copy bandwidth whatever the load width: 65536 blocks of 128
@@ -266,10 +363,24 @@ void launch(View<const In> in, Output out, GpuContext& ctx) {
         in, out, chain, counter, sections, groups, packets);
     CUDA_CHECK_LAUNCH();
 }
+// starter: end
 
 }  // namespace
 
 template <class In>
+// starter: prompt
+//> void scan_rows_single_pass([[maybe_unused]] View<const In> in, [[maybe_unused]] Output out,
+                           //> [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 4h): the launch. kSection is a template argument (shared array sizes, unrolled
+    //   loops): choose the instance from tuning.section_size (256, 512 or 1024; anything else is
+    //   std::invalid_argument). One block per section and row; refuse an image with more blocks
+    //   than an int id can count. The chain words (one per section that has a successor) and the
+    //   block counter come from the workspace (Scratch::chain_flags, Scratch::block_counter),
+    //   which still holds the last call's values: clear both on ctx.stream before the kernel.
+    //   Use packets only when packet_aligned() says both views allow them. Return early for an
+    //   empty image; check the launch. Then delete the throw.
+    //> throw labkit::NotImplemented("scan_rows_single_pass (04_single_pass.cu)");
+// starter: solution
 void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
     // The section size is a template argument: the warp count sizes a shared array and the
@@ -280,6 +391,7 @@ void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, 
         case 1024: return launch<1024>(in, out, ctx);
         default: throw std::invalid_argument("scan_rows_single_pass: section_size must be 256, 512 or 1024");
     }
+// starter: end
 }
 
 template void scan_rows_single_pass<std::uint8_t>(View<const std::uint8_t>, Output, const Tuning&, GpuContext&);

@@ -1,7 +1,24 @@
+# starter: step optional Python track: the host side with PyCUDA
+# starter: prompt
+#> """Lab 1, Python track, PyCUDA: the host side of the integral image.
+#>
+#> SourceModule hands 01_kernels.cu to nvcc (a separate process: the first call's time is mostly
+#> this) and loads the cubin; a launch packs the arguments with struct and calls cuLaunchKernel.
+#> Write the kernels of 01_kernels.cu first (steps K1 and K2), then steps P1 to P3 here.
+#>
+#> PyCUDA's reference: https://documen.tician.de/pycuda/driver.html (pycuda.compiler.SourceModule,
+#> and Function: calling a kernel). In general terms a launch is
+    #> function(arg, arg, ..., block=(x, y, z), grid=(x, y), shared=bytes)
+#> where `shared` is the size of the kernel's dynamic shared memory (extern __shared__), a device
+#> array (GPUArray) is passed as it is and every scalar as a numpy scalar of the kernel parameter's
+#> exact type (np.int32 for int): struct packs each argument by its dtype, and a scalar of the
+#> wrong width shifts every argument after it."""
+# starter: solution
 """Lab 1, Python track, PyCUDA: the host side of the integral image, as in the reports.
 
 SourceModule hands 01_kernels.cu to nvcc (a separate process: the first call's time is mostly
 this) and loads the cubin; a launch packs the arguments with struct and calls cuLaunchKernel."""
+# starter: end
 import numpy as np
 from pycuda.compiler import SourceModule
 
@@ -10,18 +27,49 @@ TILE, TILE_ROWS = 32, 8
 KERNELS = ("scan_rows_u8", "scan_rows_u32", "transpose_u32")
 
 
+# starter: prompt
+# Step P1: compile `source` (the text of 01_kernels.cu) with SourceModule and return the kernels
+#   by name (a dict of KERNELS works: the runner hands it back as `kernels`). Pitfall: by default
+#   SourceModule wraps the whole source in extern "C" { ... }, and a template (scan_row) cannot
+#   be extern "C"; this file declares its kernels extern "C" itself, so tell SourceModule not to
+#   (see its no_extern_c argument). The file uses constexpr: which C++ standard does it need?
+# starter: end
 def compile(source):
+    # starter: prompt
+    #> raise NotImplementedError("TODO step P1: compile(): build 01_kernels.cu with SourceModule")
+    # starter: solution
     module = SourceModule(source, no_extern_c=True, options=["-std=c++17"])
     return {name: module.get_function(name) for name in KERNELS}
+    # starter: end
 
 
+# starter: prompt
+# Step P2: transpose the uint32 device array src (height, width) into dst (width, height) with
+#   transpose_u32: one block of TILE x TILE_ROWS threads per TILE x TILE tile (not per pixel),
+#   the grid covering partial tiles at the edges too.
+# starter: end
 def transpose(kernels, src, dst):
+    # starter: prompt
+    #> raise NotImplementedError("TODO step P2: transpose(): launch transpose_u32")
+    # starter: solution
     height, width = src.shape
     grid = ((width + TILE - 1) // TILE, (height + TILE - 1) // TILE)
     kernels["transpose_u32"](src, dst, np.int32(width), np.int32(height), block=(TILE, TILE_ROWS, 1), grid=grid)
+    # starter: end
 
 
+# starter: prompt
+# Step P3: the four passes, each followed by ctx.end_stage() (the report times each one): scan
+#   the rows of image, transpose, scan the rows of the transposed image (the columns of the
+#   original), transpose back into table. One block of BLOCK threads per row, BLOCK uint32 words
+#   of dynamic shared memory. The intermediate images come from ctx.scratch (uint32; which
+#   shapes?): never allocate in here. image and table are dense (height, width) GPUArrays.
+#   Why is no synchronization needed between the launches?
+# starter: end
 def integral_image(kernels, ctx, image, table):
+    # starter: prompt
+    #> raise NotImplementedError("TODO step P3: integral_image(): scan, transpose, scan, transpose")
+    # starter: solution
     height, width = image.shape
     rows = ctx.scratch("rows", (height, width), np.uint32)
     flipped = ctx.scratch("flipped", (width, height), np.uint32)
@@ -35,3 +83,4 @@ def integral_image(kernels, ctx, image, table):
     ctx.end_stage()
     transpose(kernels, columns, table)
     ctx.end_stage()
+    # starter: end
