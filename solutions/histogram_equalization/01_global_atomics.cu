@@ -1,3 +1,4 @@
+// starter: step one global atomicAdd per pixel
 // 01 — Histogram with global atomics
 // Changes vs the CPU: one thread per pixel, each adding 1 to its bin of the histogram in global
 //   memory with atomicAdd; the atomics make concurrent increments of one bin correct.
@@ -9,12 +10,19 @@
 
 #include "histogram_equalization.hpp"
 #include "labkit/cuda_check.hpp"
+//> #include "labkit/errors.hpp"
 #include "labkit/launch.hpp"
 
 namespace histogram_equalization {
 namespace {
 
 // Thread i counts pixel i (row-major over the image, which may be pitched).
+// starter: prompt
+//> [[maybe_unused]] __global__ void histogram_global_kernel([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist) {
+    // TODO(step 1a): find this thread's pixel from its global index (row and column: the image
+    //   may be pitched, so the index is not an offset into memory) and count it with one
+    //   atomicAdd. Pitfall: the last block has threads past the last pixel.
+// starter: solution
 __global__ void histogram_global_kernel(Input in, std::uint32_t* hist) {
     // 32-bit index arithmetic: the kit's images have at most 2^28 pixels, and a 64-bit division
     // costs several times a 32-bit one.
@@ -22,16 +30,27 @@ __global__ void histogram_global_kernel(Input in, std::uint32_t* hist) {
     if (i >= static_cast<unsigned>(in.width) * static_cast<unsigned>(in.height)) return;
     const int y = static_cast<int>(i / static_cast<unsigned>(in.width)), x = static_cast<int>(i - y * in.width);
     atomicAdd(&hist[in(x, y)], 1u);
+// starter: end
 }
 
 }  // namespace
 
+// starter: prompt
+//> void histogram_global_atomics([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
+                              //> [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1b): launch one thread per pixel in blocks of tuning.block_size, on ctx.stream,
+    //   and check the launch at once (CUDA_CHECK_LAUNCH). Pitfall: an 8192^2 image has more
+    //   pixels than an int can count comfortably in products; an empty image launches nothing.
+    //   Then delete the throw.
+    //> throw labkit::NotImplemented("histogram_global_atomics (01_global_atomics.cu)");
+// starter: solution
 void histogram_global_atomics(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
     const long long pixels = static_cast<long long>(in.width) * in.height;
     if (pixels == 0) return;
     const long long blocks = labkit::ceil_div(pixels, tuning.block_size);
     histogram_global_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
 }  // namespace histogram_equalization

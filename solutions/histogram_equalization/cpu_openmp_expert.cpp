@@ -1,3 +1,12 @@
+// starter: step optional challenge (bonus): the OpenMP version as fast as memory allows
+// starter: prompt
+// CPU, OpenMP — expert tier (optional challenge, bonus points): as fast as memory allows
+// Changes vs cpu_openmp: yours to say here, as the other files do, with what it costs, where it
+//   stops working, and what you read.
+// The target: at least as fast as OpenCV's cv2.equalizeHist with the same threads, on uniform
+//   noise and on a skewed image (90% of the pixels one value). `./labkit bench
+//   histogram_equalization --peers --student` times both on your machine.
+// starter: solution
 // CPU, OpenMP — expert tier (optional challenge): as fast as the machine's memory allows
 // Changes vs cpu_openmp: each thread counts into eight interleaved uint32 histograms, pixel x
 //   into copy x % 8: consecutive pixels of the same value (a white page, a dark sky) no longer
@@ -18,15 +27,45 @@
 //   compare it with OpenCV only within one run (docs/results.md); a thread counts at most 2^32 - 1 pixels per counter (the kit's largest image has 2^28).
 // Ref: Gonzalez & Woods, Digital Image Processing, 4th ed., section 3.3; Intel, "64 and IA-32
 //   Architectures Optimization Reference Manual" (store forwarding); OpenMP 5.x.
+// starter: end
+// starter: solution
 #include <omp.h>
 
 #include <array>
+// starter: end
 #include <cstdint>
+// starter: solution
 #include <vector>
+// starter: end
 
 #include "histogram_equalization.hpp"
+//> #include "labkit/errors.hpp"
 
 namespace histogram_equalization {
+// starter: prompt
+//>
+//> void cpu_openmp_expert([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] int threads) {
+    // TODO(step X1): measure first. Time cpu-openmp on the `random` and the `skewed` patterns
+    //   (./labkit grade histogram_equalization --variants cpu-openmp). Why is the skewed image
+    //   slower, when it does the same number of increments? Think about what ++hist[v] does when
+    //   the next pixel has the same v as this one, and what a CPU does with a store followed by a
+    //   load of the same address.
+    //
+    // TODO(step X2): the histogram without that chain. Several copies of the counters per thread,
+    //   used in turn, break it. How large may each counter be now, and how many bytes does a
+    //   thread's set of copies take (compare with your L1 cache)? One wide load brings in several
+    //   pixels, but each then needs a shift and a mask: time both ways before you keep one.
+    //
+    // TODO(step X3): the LUT, exactly as the header's contract says (your cpu_openmp has it).
+    //
+    // TODO(step X4): the map. Each pixel is one table lookup; what can you do about the loads
+    //   and stores around it? Which thread should map which rows, after counting which rows?
+    //   Pitfall: a forked team per phase costs more than you think at small sizes.
+    //
+    // Then delete this throw.
+    //> throw labkit::NotImplemented("cpu_openmp_expert (cpu_openmp_expert.cpp): optional challenge");
+//> }
+// starter: solution
 namespace {
 
 constexpr int kCopies = 8;                          // interleaved histograms per thread: pixel x in copy x % 8
@@ -86,5 +125,6 @@ void cpu_openmp_expert(Input in, Output out, int threads) {
         for (int y = 0; y < in.height; ++y) map_row(in.row(y), out.row(y), in.width, lut);
     }
 }
+// starter: end
 
 }  // namespace histogram_equalization
