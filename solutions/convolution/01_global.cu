@@ -1,3 +1,4 @@
+// starter: step one thread per pixel, image and weights in global memory
 // 01 — Convolution from global memory
 // Changes vs the CPU: one thread per output pixel, in 2D blocks of block_x x block_y threads;
 //   each thread reads its k x k neighbourhood and the k x k weights straight from global memory
@@ -11,13 +12,36 @@
 
 #include "convolution.hpp"
 #include "labkit/cuda_check.hpp"
+//> #include "labkit/errors.hpp"
 #include "labkit/launch.hpp"
+// starter: prompt
+//>
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+// starter: end
 
 namespace convolution {
 namespace {
 
 using labkit::ceil_div, labkit::kMaxGridY;
 
+// starter: prompt
+//> [[maybe_unused]] __global__ void convolve_global_kernel([[maybe_unused]] Input in, [[maybe_unused]] Output out,
+                                                        //> [[maybe_unused]] const float* weights,
+                                                        //> [[maybe_unused]] int size, [[maybe_unused]] Border border) {
+    // TODO(step 1a): this thread's output pixel (x, y), from its block's and its own 2D
+    //   indices. Pitfall: the grid is rounded up to whole blocks, so the blocks at the right and
+    //   bottom edges have threads outside the image: they write nothing.
+    //
+    // TODO(step 1b): its k x k sum, as in your cpu_openmp (step C1), with the weights read from
+    //   the device array `weights`, and out(x, y) = clamp_pixel(sum). The same pitfalls: -1 from
+    //   border_index, row-major weights, no flip, pitched views.
+    //
+    // TODO(step 1c): tall images. The launch (step 1d) caps the grid's height at kMaxGridY
+    //   blocks, so one pass of the grid may not reach the last rows: let each thread go on to
+    //   the rows one whole grid height further down until it leaves the image. (Up to 8192
+    //   rows, this loop runs once.)
+// starter: solution
 // Thread (x, y) computes out(x, y). The grid covers the width; rows loop in steps of the grid's
 // height, so an image taller than kMaxGridY blocks is still covered (once, usually).
 __global__ void convolve_global_kernel(Input in, Output out, const float* weights, int size, Border border) {
@@ -38,10 +62,22 @@ __global__ void convolve_global_kernel(Input in, Output out, const float* weight
         }
         out(x, y) = clamp_pixel(sum);
     }
+// starter: end
 }
 
 }  // namespace
 
+// starter: prompt
+//> void convolve_global([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] const float* device_weights,
+                     //> [[maybe_unused]] int size, [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                     //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1d): launch on ctx.stream, with blocks of tuning.block_x x tuning.block_y
+    //   threads and enough blocks to cover the image (ceil_div), the grid's height capped at
+    //   kMaxGridY; check the launch at once (CUDA_CHECK_LAUNCH). Pitfall: an empty image
+    //   (width or height 0) must launch nothing: a grid of zero blocks is a launch error.
+    //   Then delete the throw.
+    //> throw labkit::NotImplemented("convolve_global (01_global.cu)");
+// starter: solution
 void convolve_global(Input in, Output out, const float* device_weights, int size, Border border, const Tuning& tuning,
                      GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
@@ -49,6 +85,7 @@ void convolve_global(Input in, Output out, const float* device_weights, int size
     const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
     convolve_global_kernel<<<grid, block, 0, ctx.stream>>>(in, out, device_weights, size, border);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
 }  // namespace convolution

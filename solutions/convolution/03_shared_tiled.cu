@@ -1,3 +1,4 @@
+// starter: step the input tile and its halo staged in shared memory
 // 03 — Shared-memory tiles with a halo
 // Changes vs 02: a block's outputs are a block_x x block_y tile; the block first loads the
 //   input that tile needs, itself plus a halo of r pixels on every side, into shared memory,
@@ -16,7 +17,13 @@
 
 #include "convolution.hpp"
 #include "labkit/cuda_check.hpp"
+//> #include "labkit/errors.hpp"
 #include "labkit/launch.hpp"
+// starter: prompt
+//>
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+// starter: end
 
 namespace convolution {
 namespace {
@@ -24,10 +31,49 @@ namespace {
 using labkit::ceil_div, labkit::kMaxGridY;
 
 // Dynamic shared memory a kernel may use without opting in (cudaFuncSetAttribute).
+// starter: instead [[maybe_unused]] constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 
+// starter: prompt
+// TODO(step 3a): this file's own __constant__ array of kMaxWeights floats (as step 2a; each
+//   file keeps its own, so the variants do not depend on each other), and set_weights_tiled
+//   below (as step 2b).
+// starter: solution
 __constant__ float c_tiled_weights[kMaxWeights];  // K(dx, dy) = c_tiled_weights[(dy + r) * size + (dx + r)]
+// starter: end
 
+// starter: prompt
+//> [[maybe_unused]] __global__ void convolve_tiled_kernel([[maybe_unused]] Input in, [[maybe_unused]] Output out,
+                                                       //> [[maybe_unused]] int size, [[maybe_unused]] Border border) {
+    // TODO(step 3b): the tile. Its size depends on the block and on r, known only at launch, so
+    //   it is dynamic shared memory: an `extern __shared__ float` array whose bytes the launch
+    //   gives (step 3g). Work out the tile's width and height in floats from blockDim and r:
+    //   which input do the block's block_x x block_y outputs need? Pitfall: compute them
+    //   here from blockDim, never from constants: the tables sweep several block shapes.
+    //
+    // TODO(step 3c): load the tile, cooperatively: the tile has more floats than the block has
+    //   threads, so every thread loads several, in a strided loop over the whole tile. Apply
+    //   border_index while loading and store 0 for the zero border: then the sums of step 3e
+    //   need no border logic at all. Pitfalls: threads whose own output is outside the image
+    //   load too; let consecutive threads load consecutive floats of a row (coalescing); which
+    //   image pixel does the tile's first float hold, with a halo on every side?
+    //
+    // TODO(step 3d): one barrier between the load and the sums, on its own line, with a
+    //   comment naming the race it prevents. Pitfall: every thread of the block must reach it:
+    //   no early return and no edge check around it.
+    //
+    // TODO(step 3e): each thread whose pixel is in the image sums its k x k neighbourhood from
+    //   the tile, with the weights from your __constant__ array, and writes clamp_pixel(sum).
+    //   Pitfall: where in the tile does this thread's neighbourhood start?
+    //
+    // TODO(step 3f): tall images, as step 1c, with a catch: the loop now holds a barrier, so
+    //   every thread of the block must make the same number of passes, and nobody may overwrite
+    //   the tile for the next pass while others still read it (say in a comment which barrier
+    //   guarantees that).
+    //
+    // Think about it (handout, docs/labs/convolution.md): for a 16 x 16 block, how many floats
+    //   does a block load per output pixel at k = 3, 5 and 25, and at 32 x 32?
+// starter: solution
 // Block (bx, by) computes outputs x0..x0 + blockDim.x - 1, y0..y0 + blockDim.y - 1, from the
 // shared tile tile(tx, ty) = in~(x0 - r + tx, y0 - r + ty), row-major, tile_w floats a row.
 __global__ void convolve_tiled_kernel(Input in, Output out, int size, Border border) {
@@ -65,10 +111,16 @@ __global__ void convolve_tiled_kernel(Input in, Output out, int size, Border bor
         // the loop (a tall image only) overwrites it.
         __syncthreads();
     }
+// starter: end
 }
 
 }  // namespace
 
+// starter: prompt
+//> void set_weights_tiled([[maybe_unused]] const float* weights, [[maybe_unused]] int size,
+                       //> [[maybe_unused]] GpuContext& ctx) {
+    //> throw labkit::NotImplemented("set_weights_tiled (03_shared_tiled.cu)");
+// starter: solution
 void set_weights_tiled(const float* weights, int size, GpuContext& ctx) {
     // A larger filter would write past the end of c_tiled_weights.
     if (size < 1 || size > kMaxFilterSize || size % 2 == 0)
@@ -76,8 +128,19 @@ void set_weights_tiled(const float* weights, int size, GpuContext& ctx) {
     // Stream-ordered: the copy lands before any kernel launched after it on ctx.stream reads it.
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_tiled_weights, weights, sizeof(float) * size * size, 0,
                                        cudaMemcpyHostToDevice, ctx.stream));
+// starter: end
 }
 
+// starter: prompt
+//> void convolve_tiled([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] int size,
+                    //> [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                    //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 3g): launch as in step 1d, with the tile's bytes as the launch's third
+    //   argument (dynamic shared memory). Pitfalls: the host computes the bytes from the same
+    //   shape the kernel assumes; a tile over kDefaultSharedBytes fails to launch, so refuse it
+    //   with a message that says why (std::invalid_argument). Then delete the throw.
+    //> throw labkit::NotImplemented("convolve_tiled (03_shared_tiled.cu)");
+// starter: solution
 void convolve_tiled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
     const int r = size / 2;
@@ -89,6 +152,7 @@ void convolve_tiled(Input in, Output out, int size, Border border, const Tuning&
     const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
     convolve_tiled_kernel<<<grid, block, tile_bytes, ctx.stream>>>(in, out, size, border);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
 }  // namespace convolution

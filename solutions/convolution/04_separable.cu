@@ -1,3 +1,4 @@
+// starter: step separable filters: a row pass, then a column pass
 // 04 — Separable filter: a row pass, then a column pass
 // Changes vs 03: for a filter that factors as K(dx, dy) = column[dy + r] * row[dx + r] (box,
 //   Gaussian, Sobel), the k x k sum is done as two 1D sums. The row pass stages block_y image rows,
@@ -21,7 +22,13 @@
 
 #include "convolution.hpp"
 #include "labkit/cuda_check.hpp"
+//> #include "labkit/errors.hpp"
 #include "labkit/launch.hpp"
+// starter: prompt
+//>
+// [[maybe_unused]] only silences "declared but never referenced" until your code uses the name;
+// delete it then.
+// starter: end
 
 namespace convolution {
 namespace {
@@ -29,11 +36,34 @@ namespace {
 using labkit::ceil_div, labkit::kMaxGridY;
 
 // Dynamic shared memory a kernel may use without opting in (cudaFuncSetAttribute).
+// starter: instead [[maybe_unused]] constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 
+// starter: prompt
+// TODO(step 4a): two __constant__ arrays of kMaxFilterSize floats, the row weights and the
+//   column weights, and set_weights_separable below (as step 2b, twice). Pitfall: which
+//   weights multiply which offset: K(dx, dy) = column[dy + r] * row[dx + r], so the row
+//   weights go with the horizontal offset dx and the column weights with the vertical dy.
+// starter: solution
 __constant__ float c_row[kMaxFilterSize];     // weight of the horizontal offset dx: c_row[dx + r]
 __constant__ float c_column[kMaxFilterSize];  // weight of the vertical offset dy: c_column[dy + r]
+// starter: end
 
+// starter: prompt
+//> [[maybe_unused]] __global__ void convolve_rows_kernel([[maybe_unused]] Input in, [[maybe_unused]] Output rows,
+                                                      //> [[maybe_unused]] int size, [[maybe_unused]] Border border) {
+    // TODO(step 4b): the row pass's tile in dynamic shared memory: one tile row per row of
+    //   threads, each the block's width plus a halo on the left and on the right. Why does this
+    //   pass need no halo above and below? Load it with the border applied along x (0 for the
+    //   zero border); rows below the image need no loading, since no thread reads them.
+    //
+    // TODO(step 4c): the barrier (a comment naming its race), then rows(x, y) = the sum over
+    //   the k taps of the row weights times the tile. Pitfall: do NOT clamp: `rows` is an
+    //   intermediate float image, negative or above 255 for some filters, and clamping it here
+    //   would change the final result.
+    //
+    // TODO(step 4d): tall images, as step 3f.
+// starter: solution
 // rows(x, y) = sum over dx of row[dx + r] * in~(x + dx, y). Thread row ty of the block stages
 // image row y0 + ty, from x0 - r to x0 + blockDim.x - 1 + r, in tile row ty.
 __global__ void convolve_rows_kernel(Input in, Output rows, int size, Border border) {
@@ -67,8 +97,18 @@ __global__ void convolve_rows_kernel(Input in, Output rows, int size, Border bor
         // the loop (a tall image only) overwrites it.
         __syncthreads();
     }
+// starter: end
 }
 
+// starter: prompt
+//> [[maybe_unused]] __global__ void convolve_columns_kernel([[maybe_unused]] Input rows, [[maybe_unused]] Output out,
+                                                         //> [[maybe_unused]] int size, [[maybe_unused]] Border border) {
+    // TODO(step 4e): the column pass: a tile of the block's height plus a halo above and below,
+    //   the block's width wide, loaded from `rows` with the border applied along y now; the
+    //   barrier; out(x, y) = clamp_pixel(the sum over the k taps of the column weights times
+    //   the tile); tall images as in step 4d. Pitfall: keep the warp's loads along a row of
+    //   `rows` (coalesced), even though this pass sums down a column.
+// starter: solution
 // out(x, y) = clamp(sum over dy of column[dy + r] * rows~(x, y + dy)). Thread column tx of the
 // block stages column x0 + tx of `rows`, from y0 - r to y0 + blockDim.y - 1 + r, in tile column tx.
 __global__ void convolve_columns_kernel(Input rows, Output out, int size, Border border) {
@@ -113,10 +153,16 @@ std::size_t checked_tile_bytes(int tile_w, int tile_h, const char* who) {
     if (bytes > kDefaultSharedBytes)
         throw std::invalid_argument(std::string(who) + ": the tile of this block and filter exceeds 48 KB of shared memory");
     return bytes;
+// starter: end
 }
 
 }  // namespace
 
+// starter: prompt
+//> void set_weights_separable([[maybe_unused]] const float* row, [[maybe_unused]] const float* column,
+                           //> [[maybe_unused]] int size, [[maybe_unused]] GpuContext& ctx) {
+    //> throw labkit::NotImplemented("set_weights_separable (04_separable.cu)");
+// starter: solution
 void set_weights_separable(const float* row, const float* column, int size, GpuContext& ctx) {
     // A larger filter would write past the end of c_row and c_column.
     if (size < 1 || size > kMaxFilterSize || size % 2 == 0)
@@ -124,8 +170,21 @@ void set_weights_separable(const float* row, const float* column, int size, GpuC
     // Stream-ordered: the copies land before any kernel launched after them on ctx.stream reads them.
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, row, sizeof(float) * size, 0, cudaMemcpyHostToDevice, ctx.stream));
     CUDA_CHECK(cudaMemcpyToSymbolAsync(c_column, column, sizeof(float) * size, 0, cudaMemcpyHostToDevice, ctx.stream));
+// starter: end
 }
 
+// starter: prompt
+//> void convolve_rows([[maybe_unused]] Input in, [[maybe_unused]] Output rows, [[maybe_unused]] int size,
+                   //> [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                   //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 4f): launch each pass (here and below) as in step 3g, each with its own tile's
+    //   bytes. Then delete the throws.
+    //
+    // Think about it (handout, docs/labs/convolution.md): count the multiply-adds per pixel and
+    //   the global bytes per pixel of 03 and of these two passes together. For which k should
+    //   the separable version win, and does the measurement agree?
+    //> throw labkit::NotImplemented("convolve_rows (04_separable.cu)");
+// starter: solution
 void convolve_rows(Input in, Output rows, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
     if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
     const int r = size / 2;
@@ -133,8 +192,15 @@ void convolve_rows(Input in, Output rows, int size, Border border, const Tuning&
     convolve_rows_kernel<<<grid_for(in, tuning), dim3(tuning.block_x, tuning.block_y), bytes, ctx.stream>>>(
         in, rows, size, border);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
+// starter: prompt
+//> void convolve_columns([[maybe_unused]] Input rows, [[maybe_unused]] Output out, [[maybe_unused]] int size,
+                      //> [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                      //> [[maybe_unused]] GpuContext& ctx) {
+    //> throw labkit::NotImplemented("convolve_columns (04_separable.cu)");
+// starter: solution
 void convolve_columns(Input rows, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
     if (rows.width == 0 || rows.height == 0) return;  // a zero-block grid is a launch error
     const int r = size / 2;
@@ -142,6 +208,7 @@ void convolve_columns(Input rows, Output out, int size, Border border, const Tun
     convolve_columns_kernel<<<grid_for(rows, tuning), dim3(tuning.block_x, tuning.block_y), bytes, ctx.stream>>>(
         rows, out, size, border);
     CUDA_CHECK_LAUNCH();
+// starter: end
 }
 
 }  // namespace convolution
