@@ -124,7 +124,8 @@ Sandbox Sandbox::open_mode(const std::string& spec) {
 
 std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, const Confinement& c) const {
     if (mode_ == Mode::none) return argv;
-    std::vector<std::string> cmd{bwrap_, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"};
+    std::vector<std::string> cmd{bwrap_};
+    cmd.insert(cmd.end(), std::begin(kIsolation), std::end(kIsolation));
     if (mode_ == Mode::bubblewrap_root)
         cmd.insert(cmd.end(), {"--uid", std::to_string(kSandboxUid), "--gid", std::to_string(kSandboxGid)});
     cmd.insert(cmd.end(), {"--ro-bind", "/usr", "/usr"});
@@ -136,11 +137,10 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
             cmd.insert(cmd.end(), {"--ro-bind", top, top});
     }
     for (const char* kept : kEtcKept) cmd.insert(cmd.end(), {"--ro-bind-try", kept, kept});
-    // Every tmpfs it can write has a size: /tmp and /dev/shm; / and /dev (bwrap's own tmpfs, as
-    // large as half the machine's memory) are made read-only below, once everything is mounted.
+    // Every tmpfs it can write has a size: /tmp and /dev/shm; / and /dev are made read-only last.
     const std::string scratch = std::to_string(kScratchBytes);
-    cmd.insert(cmd.end(), {"--proc", "/proc", "--dev", "/dev", "--size", scratch, "--tmpfs", "/dev/shm", "--size", scratch,
-                           "--tmpfs", "/tmp"});
+    cmd.insert(cmd.end(), std::begin(kFreshSystem), std::end(kFreshSystem));
+    cmd.insert(cmd.end(), {"--size", scratch, "--tmpfs", "/dev/shm", "--size", scratch, "--tmpfs", "/tmp"});
     if (c.gpu) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator("/dev", ec))
@@ -158,7 +158,7 @@ std::vector<std::string> Sandbox::command(const std::vector<std::string>& argv, 
     }
     for (const auto& p : c.read_only) cmd.insert(cmd.end(), {"--ro-bind", p.string(), p.string()});
     if (!c.writable.empty()) cmd.insert(cmd.end(), {"--bind", c.writable.string(), c.writable.string()});
-    cmd.insert(cmd.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
+    cmd.insert(cmd.end(), std::begin(kReadOnlyLast), std::end(kReadOnlyLast));
     cmd.insert(cmd.end(), {"--chdir", c.writable.empty() ? std::string("/tmp") : c.writable.string(), "--"});
     cmd.insert(cmd.end(), argv.begin(), argv.end());
     return cmd;

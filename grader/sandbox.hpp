@@ -25,7 +25,7 @@
 
 namespace grader {
 
-inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu
+inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu (labkit's sandbox.py reads it too)
 inline constexpr gid_t kSandboxGid = 65534;
 // The system every sandbox sees read-only besides /usr, written once for the grader's sandbox
 // (sandbox.cpp) and labkit's compile sandbox (grader/labkit/sandbox.py reads these two lines):
@@ -35,6 +35,14 @@ inline constexpr gid_t kSandboxGid = 65534;
 // cache (Debian's libraries sit in multiarch folders the loader does not search by itself).
 inline constexpr const char* kSystemDirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
 inline constexpr const char* kEtcKept[] = {"/etc/alternatives", "/etc/ld.so.cache"};
+// The bwrap options every sandbox is made of, for both as well: new namespaces of every kind
+// (no network, its own PIDs and users), ended with its parent, in a session of its own (no typing
+// into the caller's terminal); a fresh /proc and /dev; and last, once everything is mounted, /
+// and /dev read-only (bwrap's own tmpfs, as large as half the machine's memory, is no place to
+// write). The /tmp and /dev/shm of each side have sizes of their own.
+inline constexpr const char* kIsolation[] = {"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"};
+inline constexpr const char* kFreshSystem[] = {"--proc", "/proc", "--dev", "/dev"};
+inline constexpr const char* kReadOnlyLast[] = {"--remount-ro", "/dev", "--remount-ro", "/"};
 
 // What the kit allows one runner call. Never derived from anything the runner prints.
 struct Confinement {

@@ -68,6 +68,7 @@ CORPUS = HERE / "corpus"
 LABKIT = ROOT / "labkit"
 sys.path.insert(0, str(ROOT / "grader"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
+from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from grader/sandbox.hpp)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -78,7 +79,6 @@ SETTLE_S = 5  # after a class run: time for a daemon to strike, before the files
 STOP_GRACE_S = 3  # a kit process stopped this long is resumed, and the run fails
 ENTRY_BUDGET_S = 240  # hard limit of a class run: this per entry, plus GROUP_BUDGET_S
 GROUP_BUDGET_S = 600
-NOBODY_UID = 65534
 SANITIZER_BUDGET_S = 300  # compute-sanitizer on one variant, small sizes
 
 ENTRY_KEYS = {"about", "comment", "lab", "gpu", "grade_args", "expect", "honest", "notes_have", "log_max_bytes",

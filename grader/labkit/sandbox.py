@@ -25,30 +25,32 @@ from .confine import NO_GROUPS
 from .proc import capture, tool_env
 from .util import ROOT, LabkitError, inside
 
-NOBODY = 65534  # the uid and gid inside the sandbox when labkit runs as root
 PROBE_TIMEOUT_S = 30
 OFFLINE_BWRAP = ROOT / "third_party" / "root" / "usr" / "bin" / "bwrap"  # from ./labkit setup --offline
 TMP_BYTES = 1 << 30  # the sandbox's /tmp, in memory: nvcc's intermediate files
 SHM_BYTES = 64 << 20  # its /dev/shm: compilers use none; a bound, not bubblewrap's half of the host's memory
-# Made read-only once everything is mounted: bubblewrap's own tmpfs at / and /dev (as large as half
-# the host's memory) are no place to write.
-READ_ONLY_LAST = ("--remount-ro", "/dev", "--remount-ro", "/")
 # Per-process limits of a submission's compile, sandboxed or not: a file that #includes
 # /dev/zero makes the compiler read until memory runs out, which must end as a compile error, not
 # in the OOM killer; no object file is a gigabyte.
 COMPILE_LIMITS = {resource.RLIMIT_AS: 8 << 30, resource.RLIMIT_FSIZE: 1 << 30, resource.RLIMIT_CORE: 0}
-# The system every sandbox sees besides /usr: the top-level folders (links into /usr on a merged
-# /usr) and what of /etc the tools need, from their one home, the grader's sandbox.hpp.
+# What every sandbox is made of, from its one home, the grader's sandbox.hpp: the system it sees
+# besides /usr (the top-level folders, links into /usr on a merged /usr, and what of /etc the tools
+# need), bwrap's options of isolation, of a fresh /proc and /dev, and the read-only remounts that
+# come last, and the uid inside when labkit runs as root.
 _SANDBOX_HPP = (Path(__file__).resolve().parent.parent / "sandbox.hpp").read_text()
 
 
-def _paths(name):
-    """The paths of one of sandbox.hpp's `inline constexpr const char* NAME[] = {...};` lists."""
+def _strings(name):
+    """The strings of one of sandbox.hpp's `inline constexpr const char* NAME[] = {...};` lists."""
     return tuple(re.findall(r'"([^"]+)"', re.search(rf"{name}\[\] = \{{([^}}]*)\}};", _SANDBOX_HPP).group(1)))
 
 
-SYSTEM_DIRS = _paths("kSystemDirs")
-ETC_KEPT = _paths("kEtcKept")
+SYSTEM_DIRS = _strings("kSystemDirs")
+ETC_KEPT = _strings("kEtcKept")
+ISOLATION = _strings("kIsolation")
+FRESH_SYSTEM = _strings("kFreshSystem")
+READ_ONLY_LAST = _strings("kReadOnlyLast")
+NOBODY, NOBODY_GROUP = (int(re.search(rf"{n} = (\d+);", _SANDBOX_HPP).group(1)) for n in ("kSandboxUid", "kSandboxGid"))
 # What of the kit a submission's compile must not see, as patterns under the kit's root: the
 # kit-only folders (the reference, the kit tests and the corpus that hold broken and cheating
 # student files: what `dist` leaves out of the student tarball), every report and build folder,
@@ -113,17 +115,14 @@ def probe(bwrap):
 
 
 def identity():
-    """As root: nobody, in a user namespace of its own; as anyone else: themselves, in one."""
-    if os.geteuid() == 0:
-        return ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-    return ["--unshare-user"]
+    """As root: nobody, in the sandbox's user namespace; as anyone else: themselves."""
+    return ["--uid", str(NOBODY), "--gid", str(NOBODY_GROUP)] if os.geteuid() == 0 else []
 
 
 def system_view():
-    """bwrap options of every sandbox labkit starts (the probe's, a compile's): new namespaces of
-    every kind (no network, its own PIDs), ended with labkit, a session of its own (no typing
-    into labkit's terminal), the system read-only, a small /etc, a fresh /proc, /dev and /tmp."""
-    args = ["--unshare-all", "--die-with-parent", "--new-session", *identity(), "--ro-bind", "/usr", "/usr"]
+    """bwrap options of every sandbox labkit starts (the probe's, a compile's): isolated as the
+    grader's are, the system read-only, a small /etc, a fresh /proc, /dev and /tmp."""
+    args = [*ISOLATION, *identity(), "--ro-bind", "/usr", "/usr"]
     for d in SYSTEM_DIRS:
         if os.path.islink(d):
             args += ["--symlink", os.readlink(d), d]
@@ -131,8 +130,7 @@ def system_view():
             args += ["--ro-bind", d, d]
     for f in ETC_KEPT:
         args += ["--ro-bind-try", f, f]
-    return args + ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
-                   "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    return args + [*FRESH_SYSTEM, "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
 
 
 def hidden_folders(root=ROOT):
