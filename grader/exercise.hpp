@@ -28,6 +28,10 @@
 //                                  --cpu-max-gflop (default kCpuPerfMaxFlops) are left out
 //   run_options, params_from_options(values)   `run`'s own options (e.g. --filter, --border),
 //                                  turned into Params; a bad value throws std::invalid_argument
+//   described(params)              what the Params are, as named lists of numbers (Lab 3: a
+//                                  filter's size, weights and factors), for the grader's
+//                                  `contract`, which tools outside the kit read instead of
+//                                  restating how a lab makes its parameters
 // and, in a file only the grader links (the runner never sees them):
 //   reference(in, out, params)     the sequential reference
 //   picture(in, out, option)       a gray picture of a case and its output, for `run` (option: the
@@ -207,6 +211,12 @@ struct Stage {
 };
 
 // How an output is compared with the reference: exact, or |got - want| <= abs + rel * |want|.
+// One named list of numbers of a contract's `described(params)`.
+struct NamedValues {
+    std::string name;
+    std::vector<double> values;
+};
+
 struct Comparison {
     double abs = 0, rel = 0;
     constexpr bool is_exact() const { return abs == 0 && rel == 0; }

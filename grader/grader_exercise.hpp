@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cases.hpp"
@@ -120,7 +122,27 @@ public:
     };
     virtual PhotoResult finish_photo(const std::filesystem::path& answer, const std::string& output_png,
                                      const std::string& raw_path, int picture_option) const = 0;
+    // `contract`: the facts of the contract for an input of width x height and `run`'s options
+    // (missing: their defaults), for tools that must not restate them (the benchmarks' peers).
+    struct Facts {
+        std::string name;
+        std::string_view in, out;  // numpy's names of the pixel types
+        std::pair<int, int> output_size;
+        Comparison comparison;
+        std::vector<NamedValues> params;  // the contract's described(params); empty without one
+    };
+    virtual Facts facts(int width, int height, const std::map<std::string, std::string>& options) const = 0;
 };
+
+// numpy's name of a pixel type: what a tool outside the kit allocates the images as.
+template <class T>
+constexpr std::string_view numpy_name() {
+    if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+    else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
+    else if constexpr (std::is_same_v<T, float>) return "float32";
+    else static_assert(sizeof(T) == 0, "a pixel type numpy_name does not know");
+}
 
 // Writes an image's values: .csv as text, anything else as little-endian binary, row-major,
 // no header (numpy.fromfile(path, dtype).reshape(height, width)).
@@ -266,17 +288,31 @@ public:
             return {};
     }
 
-    void prepare_photo(const std::string& image_path, const std::map<std::string, std::string>& options,
-                       const std::filesystem::path& dir) override {
-        Params params = default_params_of<C>();
+    // The Params of `run`'s options (missing: their defaults); throws std::invalid_argument.
+    static Params params_of(const std::map<std::string, std::string>& options) {
         if constexpr (requires { C::run_options; }) {
             std::vector<std::string> values;
             for (const RunOption& o : C::run_options) {
                 const auto it = options.find(std::string(o.name));
                 values.push_back(it == options.end() ? std::string(o.default_value) : it->second);
             }
-            params = C::params_from_options(values);
+            return C::params_from_options(values);
+        } else {
+            return default_params_of<C>();
         }
+    }
+
+    Facts facts(int width, int height, const std::map<std::string, std::string>& options) const override {
+        const Params params = params_of(options);
+        Facts f{std::string(C::name), numpy_name<In>(), numpy_name<Out>(), C::output_size(width, height, params),
+                comparison_of<C>(params), {}};
+        if constexpr (requires { C::described(params); }) f.params = C::described(params);
+        return f;
+    }
+
+    void prepare_photo(const std::string& image_path, const std::map<std::string, std::string>& options,
+                       const std::filesystem::path& dir) override {
+        Params params = params_of(options);
         photo_ = image_path;
         cases_.clear();
         std::filesystem::create_directories(dir);

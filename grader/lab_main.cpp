@@ -32,6 +32,7 @@ constexpr int kUsageExit = 2;
 // the front end's to set.
 const std::string kGradingGroup = "Grading";
 constexpr double kDefaultTimeoutS = 60;  // of silence: the slowest honest case (8192^2 naive) is far below
+constexpr int kContractSide = 64;        // `contract`'s input size unless given (the output's size follows it)
 
 // Counts and seconds: 0, negative or not a number is refused, with a message that says so.
 const CLI::Validator kPositive(
@@ -97,6 +98,25 @@ int print_grading_options(const CLI::App& grade) {
                         {"type", o->get_type_name()},
                         {"default", o->get_default_str()},
                         {"help", o->get_description()}});
+    std::printf("%s\n", list.dump(1).c_str());
+    return 0;
+}
+
+// `contract`: each exercise's facts for one input size and `run`'s options.
+int print_contract(const Exercises& exercises, int width, int height, const std::map<std::string, std::string>& options) {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& e : exercises) {
+        const auto f = e->facts(width, height, options);
+        auto params = nlohmann::ordered_json::object();
+        for (const auto& [name, values] : f.params) params[name] = values;
+        list.push_back({{"exercise", f.name},
+                        {"in", f.in},
+                        {"out", f.out},
+                        {"input", {width, height}},
+                        {"output", {f.output_size.first, f.output_size.second}},
+                        {"comparison", {{"abs", f.comparison.abs}, {"rel", f.comparison.rel}}},
+                        {"params", params}});
+    }
     std::printf("%s\n", list.dump(1).c_str());
     return 0;
 }
@@ -353,6 +373,21 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->capture_default_str()
         ->check(kPositive);
 
+    // `contract`: the facts tools outside the kit read instead of restating them.
+    int contract_width = kContractSide, contract_height = kContractSide;
+    std::map<std::string, std::string> contract_values = run_values;
+    auto* contract_cmd = app.add_subcommand(
+        "contract",
+        "Prints, as JSON, what each exercise of the lab takes and gives for one input size and `run`'s options:\n"
+        "the pixel types (numpy's names), the output's size, the comparison (abs and rel tolerance; 0 and 0:\n"
+        "exact) and what the parameters are (e.g. a filter's weights). Benchmarks read it instead of restating it.");
+    contract_cmd->add_option("--width", contract_width, "the input's width")->capture_default_str()->check(kPositive);
+    contract_cmd->add_option("--height", contract_height, "the input's height")->capture_default_str()->check(kPositive);
+    for (auto& [name, value] : contract_values) {
+        const auto* o = run_cmd->get_option("--" + name);
+        contract_cmd->add_option("--" + name, value, o->get_description())->capture_default_str();
+    }
+
     const std::string prefix = lab.name + " " + (argc > 1 ? argv[1] : "");
     try {
         app.parse(argc, argv);
@@ -361,6 +396,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         if (*list) return commands.list(runner, sandbox, timeout);
         if (*list_files) return commands.list_files();
         if (*options) return print_grading_options(*grade_cmd);
+        if (*contract_cmd) return print_contract(exercises, contract_width, contract_height, contract_values);
         if (*device) {
             const auto d = probe_device(false, timeout);
             std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());

@@ -41,8 +41,10 @@
          the check, of the unclamped output, would show a value outside).
     Each peer is checked on a 509x263 image with fractions against the float64 correlation
     (scipy.ndimage.correlate, mode='mirror'; numpy when scipy is missing), clamped: its largest
-    error is reported, and it is `checked` within the kit's tolerance (k^2 + 2) * 2^-23 * 255 *
-    sum|K| (TF32 operands fail it at small k). A failing peer's timings are marked, not dropped.
+    error is reported, and it is `checked` within the kit's own tolerance for the filter (TF32
+    operands fail it at small k). A failing peer's timings are marked, not dropped. The filters'
+    weights, taps and sigma and the tolerance are the kit's, read from the lab's grader
+    (`<grader> contract`, --build-dir), never restated here.
 
 GPU: kernels only (CUDA events), the input already on the device, L2 flushed before every run,
 the median. CPU: wall-clock median. Prints a Markdown table; --json writes the numbers, with each
@@ -54,12 +56,17 @@ import argparse
 import ctypes
 import functools
 import json
-import math
 import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+BUILD_DIR = ROOT / "build"  # where the labs' graders are (--build-dir)
+CONTRACT_TIMEOUT_S = 60
 LEVELS = 256
 BITS = 8    # bits per pixel: NPP's palette LUT has 2^BITS = LEVELS entries
 HISTOGRAM_FLOOR_BPP = 1  # a histogram alone reads each pixel once and writes nothing per pixel
@@ -459,20 +466,20 @@ CHECK_SHAPE = (263, 509)  # rows x columns of the correctness check: small, odd,
 MAX_VALUE = 255.0         # the output is clamped to [0, 255]
 
 
-def gaussian_sigma(k):
-    """The sigma of the kit's gaussian:K (kit/filters.cpp): OpenCV's getGaussianKernel rule."""
-    return 0.3 * ((k - 1) * 0.5 - 1) + 0.8
-
-
-def gaussian_taps(np, k):
-    """The kit's gaussian:K: its sigma's taps normalized in double (summed in order, as the kit
-    does), then float32."""
-    sigma = gaussian_sigma(k)
-    taps = [math.exp(-d * d / (2 * sigma * sigma)) for d in (float(i - k // 2) for i in range(k))]
-    total = 0.0
-    for t in taps:
-        total += t
-    return np.array([t / total for t in taps], dtype=np.float32)
+def contract(lab, width, height, **options):
+    """The facts of each exercise of lab for a width x height input and `run`'s options (e.g.
+    filter="gaussian:5"), as the lab's grader prints them (`<grader> contract`)."""
+    grader = BUILD_DIR / "labs" / f"{lab}_grader"
+    cmd = [str(grader), "contract", "--width", str(width), "--height", str(height)]
+    for name, value in options.items():
+        cmd += [f"--{name}", str(value)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=CONTRACT_TIMEOUT_S)
+    except OSError as e:
+        raise RuntimeError(f"{grader}: {e.strerror} (build the kit: ./labkit build; or --build-dir)") from None
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {(r.stderr.strip().splitlines() or ['exit ' + str(r.returncode)])[-1]}")
+    return json.loads(r.stdout)
 
 
 def correlate_reference(np, x, w2d):
@@ -503,15 +510,27 @@ def ramp_taps(np, k):
 
 @functools.lru_cache(maxsize=None)
 def conv_case(np, k, asymmetric=False):
-    """The filter gaussian:k (1D taps, and the 2D weights as the kit's float products
-    w2d[i][j] = g[i] * g[j]), the check image (fractions, 0..255), its reference, the tolerance.
-    asymmetric: the ramp instead of the Gaussian (a convention probe, not a kit filter)."""
-    g = ramp_taps(np, k) if asymmetric else gaussian_taps(np, k)
-    w2d = np.outer(g, g)  # float32 x float32 -> float32, rounded as the kit's products
+    """The filter gaussian:k as the kit makes it (its 1D taps, its k x k float32 weights, its sigma),
+    the check image (fractions, 0..255), its reference, and the kit's tolerance for that filter.
+    asymmetric: the ramp's products instead of the Gaussian (a convention probe, not a kit filter),
+    handed to the grader as a filter file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if asymmetric:
+            g = ramp_taps(np, k)
+            spec = Path(tmp) / "ramp.txt"  # every float32 product written exactly (9 digits)
+            spec.write_text("".join(" ".join(f"{w:.9g}" for w in row) + "\n" for row in np.outer(g, g)))
+            spec = f"file:{spec}"
+        else:
+            spec = f"gaussian:{k}"
+        facts = contract("convolution", CHECK_SHAPE[1], CHECK_SHAPE[0], filter=spec)[0]
+    params = facts["params"]
+    w2d = np.array(params["weights"], dtype=np.float32).reshape(k, k)
+    if not asymmetric:
+        g = np.array(params["row"], dtype=np.float32)
     x = (np.random.default_rng(1).random(CHECK_SHAPE) * MAX_VALUE).astype(np.float32)
     want, how = correlate_reference(np, x, w2d)
-    tolerance = (k * k + 2) * 2.0 ** -23 * MAX_VALUE * float(np.abs(w2d.astype(np.float64)).sum())
-    return {"taps": g, "w2d": w2d, "x": x, "want": want, "tolerance": tolerance, "reference": how}
+    return {"taps": g, "w2d": w2d, "sigma": (params.get("sigma") or [None])[0], "x": x, "want": want,
+            "tolerance": facts["comparison"]["abs"], "reference": how}
 
 
 def conv_check(np, case, got):
@@ -578,7 +597,7 @@ def conv_opencv(sizes, ks, runs, how):
     def filt(x, case):  # OpenCV's filters are correlations too (no flip)
         k = case["taps"].size
         if how == "gaussianblur":
-            sigma = gaussian_sigma(k)
+            sigma = case["sigma"]
             return cv2.GaussianBlur(x, (k, k), sigmaX=sigma, sigmaY=sigma, borderType=cv2.BORDER_REFLECT_101)
         if how == "sepfilter2d":
             y = cv2.sepFilter2D(x, -1, case["taps"], case["taps"], borderType=cv2.BORDER_REFLECT_101)
@@ -588,8 +607,8 @@ def conv_opencv(sizes, ks, runs, how):
 
     out = {"opencv": cv2.__version__, "threads": cv2.getNumThreads(), "ms": {}, "check": {}}
     if how == "gaussianblur":
-        out["note"] = ("cv2.GaussianBlur(x, (k, k), sigmaX=sigmaY=0.3*((k-1)*0.5-1)+0.8, BORDER_REFLECT_101) on "
-                       "float32: OpenCV makes the taps from sigma (the kit's gaussian:K rule); timed without a "
+        out["note"] = ("cv2.GaussianBlur(x, (k, k), sigmaX=sigmaY=the kit's sigma of gaussian:K, BORDER_REFLECT_101) "
+                       "on float32: OpenCV makes the taps from sigma; timed without a "
                        "clamp, since a Gaussian keeps 0..255 (the check is of the unclamped output)")
     for k in ks:
         case = conv_case(np, k)
@@ -704,13 +723,17 @@ def print_convolution(results, sizes, ks):
 
 
 def main():
+    global BUILD_DIR
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lab", choices=("integral_image", "histogram_equalization", "convolution"), default="integral_image")
     ap.add_argument("--sizes", default="1024,2048,4096,8192")
     ap.add_argument("--ks", default="3,5,9,15,25", help="convolution: the Gaussians' sizes k, odd, 1..25 (default: %(default)s)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--json")
+    ap.add_argument("--build-dir", default=str(BUILD_DIR),
+                    help="the kit's build folder, whose graders say each lab's facts (default: %(default)s)")
     a = ap.parse_args()
+    BUILD_DIR = Path(a.build_dir)
     sizes = [int(s) for s in a.sizes.split(",")]
     ks = [int(k) for k in a.ks.split(",")]
     if any(k % 2 == 0 or not 1 <= k <= 25 for k in ks):

@@ -36,10 +36,12 @@ _CHECKED_AND_TIMED = dict(sizes="quick", quick=False, no_perf=False, seed=None, 
 BENCH_SETS = frozenset(_CHECKED_AND_TIMED) | {"perf_sizes"}
 
 
-def peers_of(lab, sizes, runs, out):
+def peers_of(lab, sizes, runs, out, build_dir):
     """tools/bench_alternatives.py for lab, its JSON ({peer: {"ms": {row: ms}, ...}}), or
-    {"(peers)": {"error": why}} when it could not run at all."""
-    cmd = [sys.executable, str(PEERS_SCRIPT), "--lab", lab, "--sizes", sizes, "--runs", str(runs), "--json", str(out)]
+    {"(peers)": {"error": why}} when it could not run at all. build_dir: whose graders say the
+    lab's facts (its filters, its tolerance)."""
+    cmd = [sys.executable, str(PEERS_SCRIPT), "--lab", lab, "--sizes", sizes, "--runs", str(runs), "--json", str(out),
+           "--build-dir", str(build_dir)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PEERS_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -149,7 +151,7 @@ def cmd_bench(args):
         if not report.get("performance"):
             raise LabkitError(f"{lab_name}: the grader timed nothing (see {rel(out_dir / f'{lab_name}-{label}.log')})")
         say(f"=== {lab_name}: the peers present here (tools/bench_alternatives.py) ===")
-        peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json")
+        peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json", build.dir)
         rows, notes = table(report, peers)
         env = report.get("environment") or {}
         if not env.get("gpu"):

@@ -102,6 +102,15 @@ Params Convolution::params_from_options(const std::vector<std::string>& values) 
     return {make_filter(values.at(0)), parse_border(values.at(1))};
 }
 
+std::vector<grader::NamedValues> Convolution::described(const Params& p) {
+    const auto doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+    return {{"size", {static_cast<double>(p.filter.size)}},
+            {"weights", doubles(p.filter.weights)},
+            {"row", doubles(p.filter.row)},
+            {"column", doubles(p.filter.column)},
+            {"sigma", p.filter.sigma > 0 ? std::vector<double>{p.filter.sigma} : std::vector<double>{}}};
+}
+
 FloatImage Convolution::make_input(labkit::Pattern p, int width, int height, std::uint64_t seed) {
     return from_photo(labkit::generate(p, width, height, seed));
 }

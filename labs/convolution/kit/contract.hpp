@@ -47,6 +47,9 @@ struct Convolution {
         {"border", "mirror", "what lies past the edges: zero, replicate or mirror"},
     };
     static Params params_from_options(const std::vector<std::string>& values);
+    // The filter as the grader's `contract` prints it: size, weights, the factors of a separable
+    // one (row, column), each as the float32 every variant uses, and a Gaussian's sigma.
+    static std::vector<grader::NamedValues> described(const Params& p);
 
     static std::pair<int, int> output_size(int width, int height, const Params&) { return {width, height}; }
     // The shared patterns as floats (0..255, whole numbers); the lab's own cases add fractions.

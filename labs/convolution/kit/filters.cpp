@@ -86,7 +86,9 @@ Filter gaussian(std::string_view spec, std::string_view args) {
                                     std::to_string(kMaxFilterSize) + "; give size=K <= " + std::to_string(kMaxFilterSize));
         }
     }
-    return separable(std::string(spec), gaussian_taps(size, sigma));
+    Filter f = separable(std::string(spec), gaussian_taps(size, sigma));
+    f.sigma = sigma;
+    return f;
 }
 
 // The fixed 3x3 and 5x5 kernels of the bank, row-major.

@@ -18,6 +18,7 @@ struct Filter {
     // A separable filter (box, Gaussian, Sobel) also has its factors, with
     // weights[i * k + j] == float(column[i] * row[j]) exactly; empty for any other filter.
     std::vector<float> row, column;
+    double sigma = 0;  // a Gaussian's (as its taps were made from it), 0 for any other filter
 
     bool separable() const { return !row.empty(); }
     double abs_sum() const;  // sum of |K|: the largest output a 0..255 input can reach, over 255
