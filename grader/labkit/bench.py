@@ -16,7 +16,7 @@ import sys
 
 from .build import build_dir_of, make, open_build
 from .grading import run_grader, validate_options, with_options
-from .plot import floor_bytes_per_pixel, peer_times
+from .draw import floor_bytes_per_pixel, peer_times
 from . import reports
 from .programs import build_grader
 from .sandbox import choose

@@ -1,11 +1,11 @@
 """`labkit plot` and `labkit grade --plots`: finds the reports and an interpreter with matplotlib,
-and has labkit/plot.py draw them (docs/results.md and a student's report use the same PNGs)."""
+and has labkit/draw.py draw them (docs/results.md and a student's report use the same PNGs)."""
 
 import json
 import os
 import subprocess
 
-from .plot import MATPLOTLIB_HINT, python_with_matplotlib
+from .draw import MATPLOTLIB_HINT, python_with_matplotlib
 from .build import build_dir_of, open_build
 from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, rel, say
 
@@ -39,7 +39,7 @@ def draw_reports(paths, out_dir, peers=None):
         raise LabkitError(MATPLOTLIB_HINT)
     out_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "grader"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [python, "-m", "labkit.plot", str(out_dir), str(peers) if peers else "-", *map(str, paths)]
+    cmd = [python, "-m", "labkit.draw", str(out_dir), str(peers) if peers else "-", *map(str, paths)]
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=PLOT_TIMEOUT_S)
     except subprocess.TimeoutExpired:

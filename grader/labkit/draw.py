@@ -1,4 +1,5 @@
-"""`labkit plot`: the plots of a grader report, for a student's report or the kit's results.
+"""The drawing of `labkit plot` (plots.py finds the reports and an interpreter with matplotlib): the
+plots of a grader report, for a student's report or the kit's results.
 
 For each lab report (results/<lab>-<label>.json, as `labkit grade` writes it) and each timed
 exercise, image pattern and parameter set, up to three PNGs on log-scaled axes (the bandwidth
@@ -185,7 +186,7 @@ def python_with_matplotlib():
 
 
 def main(argv):
-    """python3 -m labkit.plot OUT_DIR PEERS_JSON|- REPORT...: the drawing, in an interpreter that has
+    """python3 -m labkit.draw OUT_DIR PEERS_JSON|- REPORT...: the drawing, in an interpreter that has
     matplotlib. Prints each file written."""
     out_dir, peers_path, reports = argv[0], argv[1], argv[2:]
     peers = json.loads(Path(peers_path).read_text()) if peers_path != "-" else None
