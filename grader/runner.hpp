@@ -3,11 +3,8 @@
 // its answers and timings (grader/protocol.hpp). It links only this, the lab's runner-side kit
 // files and the student files; the reference and the expected outputs never enter it.
 //
-// A lab's runner main():
-//   int main(int argc, char** argv) {
-//       return grader::runner_main(argc, argv, grader::runner_exercises<MainExercise, SecondExercise>(
-//           my_lab::variants(), my_lab::second_variants()));
-//   }
+// A lab writes no main(): labs/meson.build generates it from grader/lab_runner.cpp.in, which
+// hands runner_main() the tables of the lab's declaration (kit/lab.hpp).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +20,7 @@
 
 #include "cpu_timing.hpp"
 #include "exercise.hpp"
+#include "lab_declaration.hpp"
 #include "labkit/device_info.hpp"
 #include "labkit/gpu_limits.hpp"
 #include "labkit/guard.hpp"
@@ -307,11 +305,11 @@ private:
 
 using RunnerExercises = std::vector<std::unique_ptr<RunnerExercise>>;
 
-// One exercise per table, in the same order as the contracts.
-template <class... Contracts>
-RunnerExercises runner_exercises(std::span<const Variant<Contracts>>... tables) {
+// The exercises of a lab's declaration (grader/lab_declaration.hpp), each with its table.
+template <class... E>
+RunnerExercises runner_exercises(ExerciseList<E...>) {
     RunnerExercises list;
-    (list.push_back(std::make_unique<RunnerExerciseOf<Contracts>>(tables)), ...);
+    (list.push_back(std::make_unique<RunnerExerciseOf<typename E::Contract>>(E::table())), ...);
     return list;
 }
 

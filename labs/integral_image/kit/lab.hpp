@@ -1,0 +1,21 @@
+// Lab 1's declaration: its exercises in order and what the grader says of it. The grader's and
+// the runner's main() are generated from it (grader/lab_declaration.hpp says how).
+#pragma once
+
+#include "contract.hpp"
+#include "lab_declaration.hpp"
+#include "tables.hpp"
+
+namespace integral_image {
+
+struct Lab {
+    static constexpr std::string_view title = "Lab 1, the integral image (summed-area table)";
+    using exercises = grader::ExerciseList<grader::Exercise<IntegralImage, variants>, grader::Exercise<Transpose, transpose_variants>,
+                                           grader::Exercise<IntegralImage64, variants_64>,
+                                           grader::Exercise<IntegralImageExclusive, exclusive_variants>>;
+    static constexpr grader::PictureOption picture = {
+        "radius", "the picture: the input beside its box blur of this radius, computed from the table with four lookups a pixel",
+        SatCases::kPictureRadius};
+};
+
+}  // namespace integral_image
