@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -102,8 +103,29 @@ int print_grading_options(const CLI::App& grade) {
     return 0;
 }
 
-// `contract`: each exercise's facts for one input size and `run`'s options.
-int print_contract(const Exercises& exercises, int width, int height, const std::map<std::string, std::string>& options) {
+// The output's width and height of an exercise as affine functions of the input's, {a, b, c}:
+// out = a * width + b * height + c (same size, transposed, one larger: every contract's), found
+// from three sizes and checked on a fourth, so that a runner without the contract (the Python
+// track's) sizes its outputs as the contract does.
+nlohmann::ordered_json output_rule(const GraderExercise& e, const std::map<std::string, std::string>& options) {
+    const auto at = [&](int w, int h) { return e.facts(w, h, options).output_size; };
+    const auto base = at(1, 1), wider = at(2, 1), taller = at(1, 2);
+    const std::array<int, 3> width{wider.first - base.first, taller.first - base.first, 0},
+        height{wider.second - base.second, taller.second - base.second, 0};
+    const auto rule = [](const std::array<int, 3>& r, std::pair<int, int> one) {
+        return std::array<int, 3>{r[0], r[1], one.first - r[0] - r[1]};
+    };
+    const auto w = rule(width, {base.first, 0}), h = rule(height, {base.second, 0});
+    constexpr int kW = 7, kH = 5;  // a size the three above do not determine
+    const auto check = at(kW, kH);
+    if (check.first != w[0] * kW + w[1] * kH + w[2] || check.second != h[0] * kW + h[1] * kH + h[2])
+        throw std::logic_error(e.info().name + ": its output size is not an affine function of the input's");
+    return {{"width", w}, {"height", h}};
+}
+
+// `contract`: each exercise's facts for one input size and `run`'s options, as JSON.
+std::string contract_json(const Exercises& exercises, int width, int height,
+                          const std::map<std::string, std::string>& options) {
     auto list = nlohmann::ordered_json::array();
     for (const auto& e : exercises) {
         const auto f = e->facts(width, height, options);
@@ -114,11 +136,11 @@ int print_contract(const Exercises& exercises, int width, int height, const std:
                         {"out", f.out},
                         {"input", {width, height}},
                         {"output", {f.output_size.first, f.output_size.second}},
+                        {"output_rule", output_rule(*e, options)},
                         {"comparison", {{"abs", f.comparison.abs}, {"rel", f.comparison.rel}}},
                         {"params", params}});
     }
-    std::printf("%s\n", list.dump(1).c_str());
-    return 0;
+    return list.dump(1);
 }
 
 struct Commands {
@@ -203,6 +225,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     runner.python.track = lab_dir + "/kit/track.py";
     runner.python.code = lab_dir + "/python";
     if (!std::filesystem::is_regular_file(runner.python.track)) runner.python.track.clear();  // a lab without a Python track
+    else runner.python.contract = contract_json(exercises, kContractSide, kContractSide, {});  // its types and sizes
     std::string sandbox_spec = "auto";
     double timeout = kDefaultTimeoutS;
     auto add_runner = [&](CLI::App* cmd) {
@@ -396,7 +419,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         if (*list) return commands.list(runner, sandbox, timeout);
         if (*list_files) return commands.list_files();
         if (*options) return print_grading_options(*grade_cmd);
-        if (*contract_cmd) return print_contract(exercises, contract_width, contract_height, contract_values);
+        if (*contract_cmd) {
+            std::printf("%s\n", contract_json(exercises, contract_width, contract_height, contract_values).c_str());
+            return 0;
+        }
         if (*device) {
             const auto d = probe_device(false, timeout);
             std::printf("%s\t%s\n", d.available ? "gpu" : "none", (d.available ? d.name : d.unavailable_reason).c_str());

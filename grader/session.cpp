@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -60,6 +61,15 @@ constexpr auto kReadable = fs::perms::owner_all | fs::perms::group_read | fs::pe
 // A copy the sandbox user can read, whoever owns the source.
 void copy_readable(const fs::path& from, const fs::path& to) {
     fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    fs::permissions(to, kReadable);
+}
+
+// A file of `text` the sandbox user can read.
+void write_readable(const fs::path& to, const std::string& text) {
+    std::ofstream out(to, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + to.string());
+    out.close();
     fs::permissions(to, kReadable);
 }
 
@@ -125,9 +135,11 @@ Runner::Program Runner::python_program(const PythonTrack& python) const {
     copy_files(fs::path(LABKIT_PYRUNNER_DIR) / "drivers", root / "labkit_py" / "drivers", {".py"});
     copy_files(python.code, root / "code", {".py", ".cu"});
     copy_readable(python.track, root / "track.py");
+    write_readable(root / "contract.json", python.contract);
     copy_readable(LABKIT_INPUTS_LIB, root / "liblabkit_inputs.so");
     Program p{{interpreter, "-I", "-B", "-c", python_launcher(root), "--track", (root / "track.py").string(), "--code",
-               (root / "code").string(), "--inputs-lib", (root / "liblabkit_inputs.so").string()},
+               (root / "code").string(), "--inputs-lib", (root / "liblabkit_inputs.so").string(),
+               "--contract", (root / "contract.json").string()},
               interpreter_prefixes(interpreter)};
     if (python.simulate) p.argv.push_back("--simulate");
     return p;

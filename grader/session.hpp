@@ -28,6 +28,7 @@ struct PythonTrack {
     std::string track;        // the lab's kit/track.py; a lab without one has no Python track
     std::string code;         // the code base's Python files
     bool simulate = false;    // Numba's variants on its CUDA simulator (checks without a GPU)
+    std::string contract;     // the grader's `contract` JSON: the pixel types and output sizes it reads
     bool enabled() const { return !interpreter.empty() && !track.empty(); }
 };
 

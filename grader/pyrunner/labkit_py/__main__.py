@@ -41,6 +41,8 @@ def parse(argv):
     p.add_argument("--code", required=True, help="the folder of the student's Python files")
     p.add_argument("--inputs-lib", default="", help="liblabkit_inputs.so, for the timing images")
     p.add_argument("--simulate", action="store_true", help="Numba's variants run on its CUDA simulator")
+    p.add_argument("--contract", required=True,
+                   help="the grader's `contract` JSON: the exercises' pixel types and output sizes")
     sub = p.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list")
     listing.add_argument("--report-fd", type=int, default=1)
@@ -111,7 +113,7 @@ def main(argv=None):
             raise Todo(f"{os.path.basename(path)} is not there (python/ of the code base)")
         from . import drivers, harness, protocol
         from .inputs import Generator
-        variant = harness.Variant(track, rows[args.variant], args.code)
+        variant = harness.Variant(track, rows[args.variant], args.code, harness.Contract(args.contract, track.EXERCISE))
         if args.command == "dry":
             variant.load(None)  # imports the student file; no GPU is touched
             harness.dry(variant, report)

@@ -1,6 +1,7 @@
 """check, time and dry for one Python variant: the Python twin of grader/runner.hpp and
 grader/gpu_harness.hpp. The input and output live in guarded device images owned here; the
 student's function only launches work on them."""
+import json
 import os
 import time
 
@@ -14,12 +15,30 @@ from .student import Todo, load_module
 L2_FLUSH_BYTES = 256 << 20  # written before every timed run: more than any GPU's L2 (H200: 60 MB)
 
 
-class Variant:
-    """One row of a lab's track: its driver, its student file, and the lab's entry point."""
+class Contract:
+    """What the exercise takes and gives, as the grader's `contract` says (the pyrunner's
+    --contract file): the pixel types (numpy's names) and the output's size."""
 
-    def __init__(self, track, row, code_dir):
+    def __init__(self, path, exercise):
+        with open(path, encoding="utf-8") as f:
+            facts = next((e for e in json.load(f) if e["exercise"] == exercise), None)
+        if facts is None:
+            raise RuntimeError(f"the grader's contract has no exercise '{exercise}'")
+        self.IN, self.OUT, self.rule = facts["in"], facts["out"], facts["output_rule"]
+
+    def output_shape(self, height, width):
+        """(height, width) of the output of a height x width input."""
+        size = [a * width + b * height + c for a, b, c in (self.rule["width"], self.rule["height"])]
+        return size[1], size[0]
+
+
+class Variant:
+    """One row of a lab's track: its driver, its student file, the lab's entry point, and the
+    exercise's contract."""
+
+    def __init__(self, track, row, code_dir, contract):
         self.name, self.driver_name, self.file, self.summary = row
-        self.track, self.code_dir = track, code_dir
+        self.track, self.code_dir, self.contract = track, code_dir, contract
         self.kernels = None
 
     def load(self, driver):
@@ -61,8 +80,8 @@ class Buffers:
     def __init__(self, variant, height, width):
         d = variant.driver
         self.driver, self.variant = d, variant
-        self.input = GuardedImage(d, (height, width), variant.track.IN, "the input")
-        self.output = GuardedImage(d, variant.track.output_shape(height, width), variant.track.OUT, "the output")
+        self.input = GuardedImage(d, (height, width), variant.contract.IN, "the input")
+        self.output = GuardedImage(d, variant.contract.output_shape(height, width), variant.contract.OUT, "the output")
         self.scratch = Scratch(d)
         self.ctx = Context(d, self.scratch)
 
@@ -97,7 +116,7 @@ def check(variant, manifest, answers, only, report):
         if only and i not in only:
             continue
         report.send("begin", str(i))
-        host = protocol.read_raw(path, variant.track.IN)
+        host = protocol.read_raw(path, variant.contract.IN)
         h, w = host.shape
         if buffers is None or not buffers.fits(h, w):
             buffers = None  # free the old images before making the new ones
@@ -169,8 +188,8 @@ def time_variant(variant, generator, patterns, sizes, policy, answers, report):
                 keep(buffers.download)
 
             e2e = []
-            host_in = d.pinned((n, n), variant.track.IN)
-            host_out = d.pinned(variant.track.output_shape(n, n), variant.track.OUT)
+            host_in = d.pinned((n, n), variant.contract.IN)
+            host_out = d.pinned(variant.contract.output_shape(n, n), variant.contract.OUT)
             wall = time.perf_counter()
             while policy.more(len(e2e), (time.perf_counter() - wall) * 1e3):
                 host_in[...] = fresh(len(totals) + len(e2e))

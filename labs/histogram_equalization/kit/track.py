@@ -1,10 +1,10 @@
 """Lab 2's Python track: histogram equalization as a privatized histogram, a Kogge-Stone scan of
 the 256 bins, the LUT and the map, driven from Python by PyCUDA, CuPy and Numba (python/ in the
-lab; the handout's "Python track"). The runner of grader/pyrunner reads this; the grader lists
+lab; the handout's "Python track"). The runner of grader/pyrunner reads this (the pixel types and output sizes it takes from the
+grader's `contract`); the grader lists
 these rows beside the native ones."""
 
 EXERCISE = "histogram_equalization"
-IN, OUT = "uint8", "uint8"
 ENTRY = "histogram_equalization"  # each driver file defines compile(source) and histogram_equalization(kernels, ctx, image, out)
 KERNELS = "01_kernels.cu"  # the CUDA C that PyCUDA and CuPy compile at run time (Numba's kernels are Python)
 
@@ -15,6 +15,3 @@ VARIANTS = [
     ("numba-02-privatized", "numba", "04_numba.py", "privatized histogram + Kogge-Stone scan + LUT map: Numba kernels in Python"),
 ]
 
-
-def output_shape(height, width):
-    return (height, width)
