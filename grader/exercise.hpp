@@ -49,6 +49,7 @@
 // docs/adding_a_lab.md walks through a worked example.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -210,19 +211,58 @@ struct Stage {
     double bytes_per_pixel;  // what the stage must read and write, per pixel of the input
 };
 
-// How an output is compared with the reference: exact, or |got - want| <= abs + rel * |want|.
 // One named list of numbers of a contract's `described(params)`.
 struct NamedValues {
     std::string name;
     std::vector<double> values;
 };
 
+// How an output is compared with the reference: exact, or |got - want| <= abs + rel * |want|.
 struct Comparison {
     double abs = 0, rel = 0;
     constexpr bool is_exact() const { return abs == 0 && rel == 0; }
 };
 constexpr Comparison exact() { return {}; }
 constexpr Comparison within(double abs, double rel) { return {abs, rel}; }
+
+// The optional hooks of a contract with run-time parameters (Lab 3's filter and border), as one
+// group: each has the default above when missing (default_params_of, perf_params_of,
+// comparison_of, applies_to, flops_per_pixel_of); `run`'s options come with the function that
+// turns them into Params, and described(params) gives named lists of numbers. A contract
+// without parameters (WithoutParams) has none of them.
+template <class C>
+concept ParameterHooks =
+    (!requires { C::run_options; } || requires(const std::vector<std::string>& values) {
+        { C::params_from_options(values) } -> std::same_as<typename C::Params>;
+    }) &&
+    (!requires { C::perf_params(); } ||
+     requires { { C::perf_params() } -> std::convertible_to<std::vector<LabelledParams<typename C::Params>>>; }) &&
+    (!requires(const typename C::Params& p) { C::described(p); } ||
+     requires(const typename C::Params& p) { { C::described(p) } -> std::convertible_to<std::vector<NamedValues>>; }) &&
+    (std::is_same_v<typename C::Params, NoParams> ||
+     requires(const typename C::Params& p) { { C::params_text(p) } -> std::convertible_to<std::string>; });
+
+// The contract as a concept: what every exercise has (the list at the top of this file), checked
+// where the harness takes a lab's exercises (ExerciseOf, the runner's tables), so that a missing
+// or mistyped member is named there, not deep inside a template.
+template <class C>
+concept Contract = requires(const typename C::Params& params, labkit::Pattern pattern, int size, std::uint64_t seed,
+                            const labkit::GrayImage& gray, std::string_view text) {
+    { C::name } -> std::convertible_to<std::string_view>;
+    { C::reference_name } -> std::convertible_to<std::string_view>;
+    typename C::In;
+    typename C::Out;
+    { C::output_size(size, size, params) } -> std::same_as<std::pair<int, int>>;
+    { C::make_input(pattern, size, size, seed) } -> std::same_as<labkit::HostImage<typename C::In>>;
+    { C::from_photo(gray) } -> std::same_as<labkit::HostImage<typename C::In>>;
+    { std::span<const labkit::Pattern>(C::patterns) };
+    { C::uses_photos } -> std::convertible_to<bool>;
+    { C::min_bytes_per_pixel } -> std::convertible_to<double>;
+    { std::span<const Stage>(C::stages) };
+    { C::params_text(params) } -> std::convertible_to<std::string>;
+    { C::parse_params(text) } -> std::same_as<typename C::Params>;
+    { comparison_of<C>(params) } -> std::same_as<Comparison>;  // C::comparison, or C::comparison_for(params)
+} && ParameterHooks<C>;
 
 // Outputs (and every intermediate image) are filled with this byte before each run, so an
 // element nobody wrote is caught. The check is bitwise: 0xFF bytes make a float NaN, which

@@ -151,6 +151,8 @@ void write_values_file(const std::string& path, const void* data, std::size_t el
 
 template <class C>
 class ExerciseOf final : public GraderExercise {
+    static_assert(Contract<C>, "a lab's contract lacks a member of grader::Contract (grader/exercise.hpp lists them)");
+
 public:
     using In = typename C::In;
     using Out = typename C::Out;

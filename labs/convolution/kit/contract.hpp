@@ -35,11 +35,11 @@ struct Convolution {
     using Out = float;
     using Params = convolution::Params;
 
-    // Parameters travel to the runner as one line of text with every weight written exactly.
+    // ---- The parameters (grader::ParameterHooks): a filter and a border ------------------------
+    // They travel to the runner as one line of text with every weight written exactly.
     static std::string params_text(const Params& p);
     static Params parse_params(std::string_view text);  // throws std::invalid_argument
     static Params default_params() { return {}; }       // a 5x5 Gaussian, mirror border
-
     // `run --filter SPEC --border MODE`.
     static constexpr grader::RunOption run_options[] = {
         {"filter", "gaussian:5", "the filter: box:K, gaussian:K, gaussian:sigma=S[,size=K], gaussian-int:3|5, "
@@ -51,6 +51,22 @@ struct Convolution {
     // one (row, column), each as the float32 every variant uses, and a Gaussian's sigma.
     static std::vector<grader::NamedValues> described(const Params& p);
 
+    // A float32 sum of k^2 products, in any order, is within gamma_n * sum|K * in| of the exact
+    // sum (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 3.1); a separable pass
+    // stays within gamma_(2k+1). The tolerance is (k^2 + 2) * 2^-23 * 255 * sum|K|: twice either
+    // bound, whatever the summation order, FMA or not (the handout derives it).
+    static grader::Comparison comparison_for(const Params& p);
+
+    // The separable variants apply to separable filters only.
+    static bool applies(std::string_view variant, const Params& p);
+
+    // The direct sum is 2 k^2 FLOP per pixel; a row pass and a column pass, 4 k (04, and both
+    // expert tiers on a separable filter).
+    static double flops_per_pixel(std::string_view variant, const Params& p);
+    // The report's filter sizes (3, 5) and larger ones: Gaussians, so every variant is timed.
+    static std::vector<grader::LabelledParams<Params>> perf_params();
+
+    // ---- The rest of the contract ----------------------------------------------------------------
     static std::pair<int, int> output_size(int width, int height, const Params&) { return {width, height}; }
     // The shared patterns as floats (0..255, whole numbers); the lab's own cases add fractions.
     static FloatImage make_input(labkit::Pattern p, int width, int height, std::uint64_t seed);
@@ -63,22 +79,9 @@ struct Convolution {
     static constexpr bool uses_photos = true;
     static std::vector<LabCase> lab_cases(std::uint64_t seed);
 
-    // A float32 sum of k^2 products, in any order, is within gamma_n * sum|K * in| of the exact
-    // sum (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 3.1); a separable pass
-    // stays within gamma_(2k+1). The tolerance is (k^2 + 2) * 2^-23 * 255 * sum|K|: twice either
-    // bound, whatever the summation order, FMA or not (the handout derives it).
-    static grader::Comparison comparison_for(const Params& p);
-
-    // The separable variants apply to separable filters only.
-    static bool applies(std::string_view variant, const Params& p);
-
-    // Read the input once, write the output once: 8 B/px. The direct sum is 2 k^2 FLOP per pixel;
-    // a row pass and a column pass, 4 k (04, and both expert tiers on a separable filter).
+    // Read the input once, write the output once: 8 B/px.
     static constexpr double min_bytes_per_pixel = 4 + 4;
     static constexpr std::array<grader::Stage, 0> stages{};
-    static double flops_per_pixel(std::string_view variant, const Params& p);
-    // The report's filter sizes (3, 5) and larger ones: Gaussians, so every variant is timed.
-    static std::vector<grader::LabelledParams<Params>> perf_params();
     static constexpr grader::PerfView perf_views[] = {
         {"Memory variants at 16x16 (the report's table)", "gpu-0?-*-b16x16", "gpu-01-global-b16x16"},
         {"Block shapes of the shared-memory tiles", "gpu-03-tiled-*", "gpu-01-global-b16x16"},
