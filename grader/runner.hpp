@@ -229,7 +229,8 @@ private:
     // them): needs <params label or -> <dynamic shared bytes asked> <declared> <declared compute
     // capability>, then one line per kind of launch: launch <params> <kernel> <threads> <dynamic
     // shared bytes> <bytes the kernel opted in to>, the kernel as its host stub's offset in the
-    // runner's file (hex; - when unnamed).
+    // runner's file (hex; - when unnamed). A build without CUDA has no launches to report.
+#if LABKIT_HAVE_CUDA
     static void send_needs(const Variant<C>& v, const std::string& label, const Params& params, Reporter& report) {
         const std::string shown = label.empty() ? std::string("-") : label;
         report.send("needs", shown + "\t" + std::to_string(labkit::dynamic_shared_asked()) + "\t" +
@@ -240,6 +241,7 @@ private:
                          "\t" + std::to_string(l.opted_in));
         for (const auto& kind : kinds) report.send("launch", shown + "\t" + kind);
     }
+#endif
 
     void time_with(const Variant<C>& v, const std::string& label, const Params& params, const TimeRequest& r,
                    Reporter& report) const {
