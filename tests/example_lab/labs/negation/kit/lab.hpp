@@ -1,0 +1,16 @@
+// The example lab's declaration: its exercise and what the grader says of it. The grader's and
+// the runner's main() are generated from it (grader/lab_declaration.hpp says how).
+#pragma once
+
+#include "contract.hpp"
+#include "lab_declaration.hpp"
+#include "tables.hpp"
+
+namespace negation {
+
+struct Lab {
+    static constexpr std::string_view title = "the example lab, image negation";
+    using exercises = grader::ExerciseList<grader::Exercise<Negation, variants>>;
+};
+
+}  // namespace negation

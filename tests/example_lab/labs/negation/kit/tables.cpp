@@ -1,0 +1,22 @@
+// The example lab's variant table: the OpenMP version, then the one GPU kernel.
+#include "tables.hpp"
+
+namespace negation {
+namespace {
+
+using NegVariant = grader::Variant<Negation>;
+
+const NegVariant kRows[] = {
+    {"cpu-openmp", "rows shared among threads",
+     [](Input in, Output out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); }, {}},
+#if LABKIT_HAVE_CUDA
+    {"gpu-01-negate", "one thread per pixel, 16x16 blocks", {},
+     [](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { negate(in, out, ctx); }},
+#endif
+};
+
+}  // namespace
+
+std::span<const NegVariant> variants() { return kRows; }
+
+}  // namespace negation

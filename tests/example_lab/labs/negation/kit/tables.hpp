@@ -1,0 +1,12 @@
+// The example lab's variant table, in teaching order.
+#pragma once
+
+#include <span>
+
+#include "contract.hpp"
+
+namespace negation {
+
+std::span<const grader::Variant<Negation>> variants();
+
+}  // namespace negation
