@@ -8,6 +8,7 @@
 
 namespace integral_image {
 
+// snippet: declaration
 struct Lab {
     static constexpr std::string_view title = "Lab 1, the integral image (summed-area table)";
     using exercises = grader::ExerciseList<grader::Exercise<IntegralImage, variants>, grader::Exercise<Transpose, transpose_variants>,
@@ -17,5 +18,6 @@ struct Lab {
         "radius", "the picture: the input beside its box blur of this radius, computed from the table with four lookups a pixel",
         SatCases::kPictureRadius};
 };
+// snippet: end
 
 }  // namespace integral_image

@@ -14,6 +14,7 @@ namespace negation {
 
 using u8 = std::uint8_t;
 
+// snippet: contract
 struct Negation : grader::WithoutParams, grader::GrayInSameSizeOut {
     static constexpr std::string_view name = "negation";
     static constexpr std::string_view reference_name = "cpu-sequential";
@@ -31,5 +32,6 @@ struct Negation : grader::WithoutParams, grader::GrayInSameSizeOut {
     static void reference(View<const In> in, View<Out> out, const Params&);
     static labkit::GrayImage picture(View<const In> in, View<const Out> out, int);
 };
+// snippet: end
 
 }  // namespace negation

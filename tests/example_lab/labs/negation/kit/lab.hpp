@@ -8,9 +8,11 @@
 
 namespace negation {
 
+// snippet: declaration
 struct Lab {
     static constexpr std::string_view title = "the example lab, image negation";
     using exercises = grader::ExerciseList<grader::Exercise<Negation, variants>>;
 };
+// snippet: end
 
 }  // namespace negation

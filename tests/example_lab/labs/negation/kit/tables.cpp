@@ -6,6 +6,7 @@ namespace {
 
 using NegVariant = grader::Variant<Negation>;
 
+// snippet: table
 const NegVariant kRows[] = {
     {"cpu-openmp", "rows shared among threads",
      [](Input in, Output out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); }, {}},
@@ -14,6 +15,7 @@ const NegVariant kRows[] = {
      [](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { negate(in, out, ctx); }},
 #endif
 };
+// snippet: end
 
 }  // namespace
 
