@@ -115,6 +115,7 @@ def main():
         register(kit)
         stat, outside = added_outside(kit)
         print(f"What the example lab added to the kit (git diff --stat):\n{stat}")
+        print(git(kit, "diff", "--cached", "--", REGISTRY))
         check(outside == [(REGISTRY, "1", "0")],
               f"outside {', '.join(LAB_PATHS)}: one added line of {REGISTRY}, nothing else (found {outside})")
 
