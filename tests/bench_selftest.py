@@ -14,7 +14,7 @@ from pathlib import Path
 
 from checks import expect  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit.bench import table as peers_table  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent

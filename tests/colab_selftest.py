@@ -38,7 +38,7 @@ from starter_guard import edited  # noqa: E402
 SKIP = 77  # Meson's "skipped"
 # A cell line that is not Python: IPython's shell escape and its line magics.
 ESCAPE_RE = re.compile(r"^(\s*)([!%])(.*)$")
-# GPU statuses (grader/labkit/reports.py's keys) allowed without a CUDA device: never a GPU's pass.
+# GPU statuses (cli/labkit/reports.py's keys) allowed without a CUDA device: never a GPU's pass.
 NO_DEVICE_GPU = {"pass-emulated", "not-run", "todo", "skipped"}
 
 

@@ -66,9 +66,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CORPUS = HERE / "corpus"
 LABKIT = ROOT / "labkit"
-sys.path.insert(0, str(ROOT / "grader"))
+sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
-from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from grader/sandbox.hpp)
+from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from harness/protocol/sandbox.hpp)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -800,7 +800,7 @@ def kit_variant_names(build_dir, labs):
         grader = build_dir / "labs" / f"{lab}_grader"
         for runner in (build_dir / "labs" / f"{lab}_solution_runner", build_dir / "labs" / f"{lab}_runner"):
             if grader.exists() and runner.exists():
-                # As labkit lists them: the Python track's rows too (grader/labkit/programs.py).
+                # As labkit lists them: the Python track's rows too (cli/labkit/programs.py).
                 out = subprocess.run([str(grader), "list", "--runner", str(runner), *python_options(runner)],
                                      capture_output=True, text=True, timeout=120).stdout
                 names[lab] = {l.split("\t")[0] for l in out.splitlines() if l.strip()}

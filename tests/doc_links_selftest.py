@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycache__/
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit.dist import dist_excluded, tracked_files  # noqa: E402
 from labkit.util import ROOT  # noqa: E402
 

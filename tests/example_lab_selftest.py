@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # nothing written into the kit
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "grader"))
+sys.path.insert(0, str(ROOT / "cli"))
 from labkit.dist import tracked_files  # noqa: E402  (the kit's files: one home)
 
 LAB = "negation"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The course-tool outputs of a graded class (grader/labkit/gradebook.py, gradescope.py), on
+"""The course-tool outputs of a graded class (cli/labkit/gradebook.py, gradescope.py), on
 hand-made results: the gradebook CSV against a roster with a student missing and one extra,
 Gradescope's results.json, junit.xml, the feedback of a lab that did not compile, and the
 Gradescope autograder zip. Needs no build; writes only into a temporary folder.
@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # nothing written into the kit, not even __pycache__/
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit import gradebook, gradescope, grading, reports, rubric  # noqa: E402
 from labkit.util import ROOT, LabkitError, UsageError  # noqa: E402
 from checks import expect, raises  # noqa: E402
@@ -472,8 +472,8 @@ def run_autograder(tmp, script, labkit):
 
 def check_bundle_rules():
     left_out = ["build/build.ninja", "build-submissions/x.o", "results/class.csv", "dist/kit.tar.gz",
-                ".scratch/notes.md", "third_party/debs/catch2.deb", "grader/labkit/__pycache__/util.cpython-311.pyc"]
-    kept = ["labkit", "grader/labkit/build.py", "solutions/integral_image/cpu_openmp.cpp", "third_party/README.md"]
+                ".scratch/notes.md", "third_party/debs/catch2.deb", "cli/labkit/__pycache__/util.cpython-311.pyc"]
+    kept = ["labkit", "cli/labkit/build.py", "solutions/integral_image/cpu_openmp.cpp", "third_party/README.md"]
     expect(not any(map(gradescope.bundled, left_out)) and all(map(gradescope.bundled, kept)),
            "bundle: build*/, results/, dist/, .scratch/, third_party/debs/ and caches are left out, solutions/ kept")
     expect(gradescope.entry_mode("source/labkit", 0o100644) == 0o755 and gradescope.entry_mode("run_autograder", 0) == 0o755
@@ -491,9 +491,9 @@ def check_bundle(tmp):
         expect(all(mode(n) == 0o755 for n in ("setup.sh", "run_autograder", "source/labkit")),
                "zip: setup.sh, run_autograder and source/labkit have mode 0755")
         has_solutions = (ROOT / "solutions").is_dir()  # not in the student tarball, whose tests run this too
-        expect(any(n.startswith("source/grader/labkit/") for n in infos) and
+        expect(any(n.startswith("source/cli/labkit/") for n in infos) and
                any(n.startswith("source/solutions/") for n in infos) == has_solutions,
-               "zip: source/grader/ is in" + (", and source/solutions/" if has_solutions else " (this kit has no solutions/)"))
+               "zip: source/cli/ is in" + (", and source/solutions/" if has_solutions else " (this kit has no solutions/)"))
         bad = [n for n in infos if n.count("/") > 1 and n.split("/")[1].startswith(("build", "results", "dist", ".scratch", ".git"))
                or n.startswith("source/third_party/debs/") or "__pycache__" in n]
         expect(not bad, f"zip: no build*/, results/, dist/, .git, debs or caches: {bad[:3]}")

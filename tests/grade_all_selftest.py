@@ -133,7 +133,7 @@ def check_grader_options(build):
     hands each on as given; a resumed class is regraded under any of them that differs: the key
     covers every one (once it missed --max-case-pixels and --python-simulate), and nothing else
     (--jobs changes no result)."""
-    sys.path.insert(0, str(KIT / "grader"))
+    sys.path.insert(0, str(KIT / "cli"))
     from labkit import grader_cli  # noqa: E402
     from labkit.batch import options_key  # noqa: E402
     from labkit.cli import make_parser  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True
 KIT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(KIT / "grader"))
+sys.path.insert(0, str(KIT / "cli"))
 from labkit.draw import best_times, floor_bytes_per_pixel, peer_series, python_with_matplotlib  # noqa: E402
 from checks import expect  # noqa: E402
 

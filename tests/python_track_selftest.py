@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python track (grader/pyrunner, each lab's kit/track.py and python/), graded through each
+"""The Python track (pyrunner, each lab's kit/track.py and python/), graded through each
 lab's grader as students and instructors run it.
 
   python_track_selftest.py cpu --build-dir B   no GPU needed: the kernels compile (nvcc); every starter variant is TODO; the
@@ -8,7 +8,7 @@ lab's grader as students and instructors run it.
       student file reaches nothing outside its sandbox; the runner's timing images are the kit's.
   python_track_selftest.py gpu --build-dir B   on a GPU (exit 77 without): every solution Python
       variant passes every default case, and a kernel without its barrier is caught.
-The interpreter is the one labkit gives the grader (grader/labkit/programs.py)."""
+The interpreter is the one labkit gives the grader (cli/labkit/programs.py)."""
 import argparse
 import json
 import shutil
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "grader"))
+sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_interpreter  # noqa: E402
 
 SKIP = 77
@@ -73,7 +73,7 @@ def check_generator(build):
     lib = next(build.rglob("liblabkit_inputs.so"))
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from labkit_py.inputs import Generator; "
             "print(','.join(map(str, Generator(sys.argv[2]).gray('random', 5, 3, 99).ravel())))")
-    out = subprocess.run([python_interpreter(), "-c", code, str(ROOT / "grader" / "pyrunner"), str(lib)],
+    out = subprocess.run([python_interpreter(), "-c", code, str(ROOT / "pyrunner"), str(lib)],
                          capture_output=True, text=True)
     if out.returncode != 0:
         print(f"the generator check needs numpy in {python_interpreter()}: skipped ({out.stderr.strip()[-200:]})")

@@ -13,7 +13,7 @@ For each architecture of ARCHS:
      dynamic part against the 48 KB default or the kernel's opt-in, registers times threads against
      the registers a block may hold (common/labkit/gpu_limits.hpp: the programming guide's table).
 A row fits an architecture when its dry run runs through and every launch fits. What the row
-declares (grader/exercise.hpp's Needs, which the runner checks against a real GPU before it runs
+declares (harness/protocol/exercise.hpp's Needs, which the runner checks against a real GPU before it runs
 the row) must say the same: a row that does not fit a GPU it declares no need against fails
 ("declare it"), and so does one whose declared shared memory would skip it on a GPU it fits.
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from checks import expect  # noqa: E402
 from labkit.dist import tracked_files  # noqa: E402

@@ -54,7 +54,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit import slurm, slurm_grade  # noqa: E402
 from labkit.build import BuildInfo, kit_inputs, student_objects  # noqa: E402
 from labkit.util import ROOT, LabkitError  # noqa: E402

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How labkit stages a submission for its own build (grader/labkit/submissions.py), on the kit's
+"""How labkit stages a submission for its own build (cli/labkit/submissions.py), on the kit's
 real labs: a lab's file is taken only from that lab's folder (<lab>/<file> at any depth, the
 shallowest) or, when one lab is graded, from the top of the submission or of the one folder it
 all sits in; every lab has a cpu_openmp.cpp, and one lab's is never taken for another. A file not
@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit.submissions import NOT_USED, stage  # noqa: E402
 from labkit.util import ROOT  # noqa: E402
 from checks import expect  # noqa: E402

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What labkit does against a hostile or broken submission, on its Python side (grader/labkit/),
+"""What labkit does against a hostile or broken submission, on its Python side (cli/labkit/),
 without building anything: submissions are data, not paths (links, devices, fifos, archive
 members outside the archive and oversized files are refused with a note and the starter is
 used); they are staged outside the kit; result files are written atomically; a malformed grader
@@ -24,7 +24,7 @@ import zipfile
 from argparse import Namespace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grader"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit import batch, classroom, grading, reports  # noqa: E402
 from labkit.proc import capture  # noqa: E402
 from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402

@@ -30,7 +30,7 @@ private:
 // more until kTargetMs of measured time or kMaxRuns, whichever comes first. A caller that passes
 // the runs' noise so far (CPU timings: another process, or the OS, takes cores at random) gets
 // more runs while the noise is above kSteadyNoise, up to kSteadyMaxMs or kMaxRuns: the grader
-// scores CPU times only from measurements that settled (grader/labkit/rubric.py).
+// scores CPU times only from measurements that settled (cli/labkit/rubric.py).
 struct RunPolicy {
     static constexpr int kMinRuns = 5;
     static constexpr int kMaxRuns = 50;

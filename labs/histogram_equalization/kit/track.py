@@ -1,6 +1,6 @@
 """Lab 2's Python track: histogram equalization as a privatized histogram, a Kogge-Stone scan of
 the 256 bins, the LUT and the map, driven from Python by PyCUDA, CuPy and Numba (python/ in the
-lab; the handout's "Python track"). The runner of grader/pyrunner reads this (the pixel types and output sizes it takes from the
+lab; the handout's "Python track"). The runner of pyrunner reads this (the pixel types and output sizes it takes from the
 grader's `contract`); the grader lists
 these rows beside the native ones."""
 

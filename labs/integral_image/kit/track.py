@@ -1,6 +1,6 @@
 """Lab 1's Python track: the integral image as a Kogge-Stone row scan and a tiled transpose, twice,
 driven from Python by PyCUDA, CuPy and Numba (python/ in the lab; the handout's "Python track").
-The runner of grader/pyrunner reads this (the pixel types and output sizes it takes from the
+The runner of pyrunner reads this (the pixel types and output sizes it takes from the
 grader's `contract`); the grader lists these rows beside the native ones."""
 
 EXERCISE = "integral_image"

@@ -1,0 +1,130 @@
+"""compute-sanitizer on the GPU variants, through the grader's `--sanitize TOOL`: each variant's
+check runs with the sanitizer in front of the runner, inside the same sandbox and limits, on the
+quick sizes without timing. `labkit grade --sanitize` (this checkout) and `labkit grade-all
+--sanitize` (a class, where findings cost the rubric's [sanitizer] penalty) both use it."""
+
+import json
+import shutil
+from fnmatch import fnmatch
+from pathlib import Path
+
+from .build import build_dir_of, open_build
+from .grading import run_grader, with_options
+from .programs import build_grader, lab_programs, list_variants
+from .proc import capture, tool_env
+from .reports import GPU_TIME_DOC
+from .verdicts import FAILING, SHOWN
+from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
+
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+# Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
+SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (harness/protocol/cases.hpp)
+SANITIZE_TIMEOUT_S = 300  # of silence per variant, unless --timeout says otherwise
+NO_GPU_TO_SANITIZE = ("--sanitize needs a CUDA device, and this machine has none: compute-sanitizer watches kernels "
+                      "while they run. Grade here without --sanitize, and with it on a machine with a GPU (where: "
+                      f"{GPU_TIME_DOC}); grade --slurm does not take it")
+
+
+def find_sanitizer():
+    found = shutil.which("compute-sanitizer", path=tool_env().get("PATH"))
+    path = found or "/usr/local/cuda/bin/compute-sanitizer"
+    if not Path(path).exists():
+        raise LabkitError("compute-sanitizer not found: it ships with the CUDA toolkit (/usr/local/cuda/bin); "
+                          "--sanitize needs the toolkit and a machine with a CUDA device")
+    return path
+
+
+def require_gpu(build):
+    """compute-sanitizer watches kernels as they run: without a CUDA device there is nothing to
+    watch, so say that first (not "not found")."""
+    lab = build.labs[0] if build.labs else None
+    if lab is None:
+        return
+    grader = build_grader(build, lab)
+    rc, out, _ = capture([grader, "device"], timeout=120)
+    if rc != 0:
+        why = out.strip().split("\t", 1)[-1]
+        raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why and why != "no CUDA device" else ""))
+
+
+def gpu_variants(variants, chosen):
+    """The GPU variants of a variant list (programs.list_variants rows) that chosen, a --variants
+    value (GLOB,...; None: all), picks."""
+    globs = chosen.split(",") if chosen else ["*"]
+    return [v for v in variants if v.get("kind") == "gpu" and not v.get("reference")
+            and any(fnmatch(v["name"], g) for g in globs)]
+
+
+def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitizer, log_path=None, echo=True):
+    """variants (GPU rows) checked by one grader run under compute-sanitizer --tool args.sanitize.
+    Writes <lab>-<tool>.json/.md/.csv into out_dir (the sanitizer's whole report of each variant
+    it found errors in beside the diff images, out_dir/diff/). Returns (report, {variant:
+    {"clean", "findings", "report"}}) for the variants the sanitizer watched."""
+    tool = args.sanitize
+    run = with_options(args, no_perf=True, quick=False, perf_sizes=None, perf_params=None, runs=None,
+                       sizes=args.sizes or SANITIZE_SIZES, timeout=args.timeout or SANITIZE_TIMEOUT_S,
+                       variants=",".join(v["name"] for v in variants))
+    report = run_grader(grader, runner, lab, tool, out_dir, run, variants, sandbox, log_path=log_path, echo=echo,
+                        extra=["--sanitize", tool, "--sanitizer", sanitizer, "--photos", ""])
+    watched = {v["name"]: v["sanitizer"] for v in report.get("variants", [])
+               if isinstance(v.get("sanitizer"), dict) and isinstance(v["sanitizer"].get("clean"), bool)}
+    return report, watched
+
+
+def unchecked(s):
+    """Whether a variant's check ended early under the sanitizer without a finding (a timeout, a
+    crash): it was not watched all through, so it is neither clean nor penalized."""
+    return s["clean"] and s.get("checked") is False
+
+
+def rubric_view(tool, watched):
+    """What rubric.score_lab takes as sanitized=: per variant clean or not, the first finding,
+    and the variants the sanitizer could not watch all through."""
+    return {"tool": tool, "variants": {n: s["clean"] for n, s in watched.items() if not unchecked(s)},
+            "findings": {n: [str(f) for f in s.get("findings") or []][:1] for n, s in watched.items()},
+            "unchecked": sorted(n for n, s in watched.items() if unchecked(s))}
+
+
+def grade_sanitized(args, labs, sandbox):
+    """Every GPU variant of one tree under compute-sanitizer, on the quick sizes without timing:
+    a race, an out-of-bounds access or a misplaced barrier is reported against the variant that
+    has it, even when the output happened to come out right."""
+    tool = args.sanitize
+    build = open_build(build_dir_of(args))
+    if build.cuda is False:  # absent: an older build description; let the grader decide
+        raise LabkitError(f"{rel(build.dir)} was built without CUDA: there is no GPU variant to sanitize")
+    require_gpu(build)
+    sanitizer = find_sanitizer()
+    label = "solution" if args.solution else "student"
+    any_finding = False
+    for lab in build.select(labs):
+        grader, runner = lab_programs(build, lab, args.solution)
+        chosen = gpu_variants(list_variants(grader, runner, sandbox), args.variants)
+        if not chosen:
+            say(f"{lab}: no GPU variant matches --variants")
+            continue
+        out_dir = RESULTS / "sanitize" / f"{lab}-{label}"
+        say(f"{lab} ({label}): {len(chosen)} GPU variant(s) under compute-sanitizer --tool {tool}, "
+            f"each checked on the {args.sizes or SANITIZE_SIZES} sizes in the sandbox")
+        report, watched = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
+                                        log_path=out_dir / f"{lab}-{tool}.log")
+        rows, summary = [], []
+        for v in report.get("variants", []):
+            if v.get("reference"):
+                continue
+            s = watched.get(v["name"])
+            findings = (s or {}).get("findings") or []
+            verdict = ("not watched" if s is None else "not checked" if unchecked(s)
+                       else "clean" if s["clean"] else "ERRORS")
+            any_finding |= verdict != "clean" or v.get("status") in FAILING
+            rows.append([v["name"], SHOWN.get(v.get("status"), v.get("status")), verdict,
+                         (findings[0] if findings else "" if verdict == "clean" else v.get("detail", ""))[:110]])
+            summary.append({"variant": v["name"], "status": v.get("status"), "sanitizer": tool,
+                            "clean": bool(s and s["clean"]), "findings": findings,
+                            "report": (s or {}).get("report", "")})
+        say("")
+        say(f"--- {lab} ({label}) under compute-sanitizer --tool {tool} ({report.get('sandbox', '')}) ---")
+        print_table(["variant", "verdict", tool, "first finding (whole report: see below)"], rows)
+        write_atomic(out_dir / f"summary-{tool}.json", json.dumps(summary, indent=2))
+        say(f"reports: {rel(out_dir)}/ ({lab}-{tool}.json; each finding's whole report in diff/{lab}-{tool}/)")
+    return 1 if any_finding else 0
