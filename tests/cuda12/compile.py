@@ -17,7 +17,8 @@ catch: docs/cuda_versions.md.
 
 Files: the build's .cu compiles (compile_commands.json), the Python track's python/*.cu (as NVRTC
 compiles them: -std=c++17, no include folder) and tests/corpus/*/<lab>/*.cu (with the flags of
-the lab's student file of that name). A tracked .cu file that fits none of these fails.
+the lab's student file of that name), and the example lab's (tests/example_lab/, with a built
+lab's flags and its own folder). A tracked .cu file that fits none of these fails.
 
 Prints one line per file, then "N passed, M failed". Exit status 1 on any failure; 77 (skipped)
 without clang++-19 (Debian 12: apt-get install clang-19), without compile_commands.json entries
@@ -201,6 +202,22 @@ class Compiler:
         return None
 
 
+# The example lab (tests/example_lab/) is built only by its own test, in a copy of the kit: its .cu
+# files get the flags of a built lab's student file, that lab's folder swapped for the example's.
+BUILT_LAB_FILE = Path("labs") / "integral_image" / "01_naive.cu"
+
+
+def example_lab_entry(by_file, lab):
+    """A compile_commands entry for the example lab `lab`'s .cu files, or None when there is no
+    built lab file to take the flags of."""
+    entry = by_file.get(os.path.realpath(ROOT / BUILT_LAB_FILE))
+    if entry is None:
+        return None
+    swap = lambda word: word.replace(f"/{BUILT_LAB_FILE.parent}", f"/tests/example_lab/labs/{lab}")
+    words = entry.get("arguments") or shlex.split(entry["command"])
+    return {"directory": entry["directory"], "arguments": [swap(w) for w in words]}
+
+
 def sources(build_dir):
     """(source, its compile_commands entry) for every .cu file: the build's compiles, then the
     tracked files the build does not compile, each with the entry whose flags it is built with."""
@@ -225,6 +242,8 @@ def sources(build_dir):
             found.append((path, python))
         elif parts[:2] == ("tests", "corpus") and len(parts) == 5:  # tests/corpus/<entry>/<lab>/<file>
             found.append((path, by_file.get(os.path.realpath(ROOT / "labs" / parts[3] / parts[4]))))
+        elif parts[:2] == ("tests", "example_lab") and len(parts) == 5:  # tests/example_lab/{labs,solutions}/<lab>/<file>
+            found.append((path, example_lab_entry(by_file, parts[3])))
         else:
             found.append((path, None))
     return found
