@@ -110,12 +110,12 @@ int print_grading_options(const CLI::App& grade) {
 nlohmann::ordered_json output_rule(const GraderExercise& e, const std::map<std::string, std::string>& options) {
     const auto at = [&](int w, int h) { return e.facts(w, h, options).output_size; };
     const auto base = at(1, 1), wider = at(2, 1), taller = at(1, 2);
-    const std::array<int, 3> width{wider.first - base.first, taller.first - base.first, 0},
-        height{wider.second - base.second, taller.second - base.second, 0};
-    const auto rule = [](const std::array<int, 3>& r, std::pair<int, int> one) {
-        return std::array<int, 3>{r[0], r[1], one.first - r[0] - r[1]};
+    // {a, b, c} of one side, from its value at 1x1, 2x1 and 1x2.
+    const auto rule = [](int one, int two_wide, int two_tall) {
+        const int a = two_wide - one, b = two_tall - one;
+        return std::array<int, 3>{a, b, one - a - b};
     };
-    const auto w = rule(width, {base.first, 0}), h = rule(height, {base.second, 0});
+    const auto w = rule(base.first, wider.first, taller.first), h = rule(base.second, wider.second, taller.second);
     constexpr int kW = 7, kH = 5;  // a size the three above do not determine
     const auto check = at(kW, kH);
     if (check.first != w[0] * kW + w[1] * kH + w[2] || check.second != h[0] * kW + h[1] * kH + h[2])
