@@ -142,38 +142,38 @@ TEST_CASE("tables render for terminal, Markdown and CSV", "[common][table]") {
 }
 
 TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][protocol]") {
-    CHECK(grader::parse_sizes("1024x768,512") == std::vector<grader::Size>{{1024, 768}, {512, 512}});
-    CHECK(grader::parse_sizes("quick") == grader::quick_sizes());
-    CHECK(grader::parse_sizes("quick,9x9").size() == grader::kQuickSizes.size() + 1);
-    CHECK(grader::default_sizes().size() == grader::kQuickSizes.size() + grader::kLargeSizes.size());
-    CHECK_THROWS_AS(grader::parse_sizes("0x5"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::parse_sizes("axb"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::parse_sizes("12x"), std::invalid_argument);
-    CHECK(grader::split_tabs("a\t\tb") == std::vector<std::string>{"a", "", "b"});
+    CHECK(protocol::parse_sizes("1024x768,512") == std::vector<protocol::Size>{{1024, 768}, {512, 512}});
+    CHECK(protocol::parse_sizes("quick") == protocol::quick_sizes());
+    CHECK(protocol::parse_sizes("quick,9x9").size() == protocol::kQuickSizes.size() + 1);
+    CHECK(protocol::default_sizes().size() == protocol::kQuickSizes.size() + protocol::kLargeSizes.size());
+    CHECK_THROWS_AS(protocol::parse_sizes("0x5"), std::invalid_argument);
+    CHECK_THROWS_AS(protocol::parse_sizes("axb"), std::invalid_argument);
+    CHECK_THROWS_AS(protocol::parse_sizes("12x"), std::invalid_argument);
+    CHECK(protocol::split_tabs("a\t\tb") == std::vector<std::string>{"a", "", "b"});
 
     const auto dir = std::filesystem::temp_directory_path() / ("labkit-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     labkit::HostImage<std::uint32_t> image(5, 3);
     for (std::size_t i = 0; i < image.pixels(); ++i) image.data()[i] = static_cast<std::uint32_t>(i * 7919);
-    grader::write_raw<std::uint32_t>(dir / "a.raw", image.view());
-    const auto back = grader::read_raw<std::uint32_t>(dir / "a.raw");
+    protocol::write_raw<std::uint32_t>(dir / "a.raw", image.view());
+    const auto back = protocol::read_raw<std::uint32_t>(dir / "a.raw");
     CHECK(back.width() == 5);
     CHECK(back.height() == 3);
     CHECK(std::equal(back.data(), back.data() + back.pixels(), image.data()));
-    CHECK_THROWS_WITH(grader::read_raw<std::uint8_t>(dir / "a.raw"), contains_text("elements of 4 bytes"));
+    CHECK_THROWS_WITH(protocol::read_raw<std::uint8_t>(dir / "a.raw"), contains_text("elements of 4 bytes"));
     std::filesystem::resize_file(dir / "a.raw", 40);  // a short answer
-    CHECK_THROWS_WITH(grader::read_raw<std::uint32_t>(dir / "a.raw"), contains_text("malformed answer"));
-    CHECK_THROWS_WITH(grader::read_raw<std::uint32_t>(dir / "missing.raw"), contains_text("no answer file"));
+    CHECK_THROWS_WITH(protocol::read_raw<std::uint32_t>(dir / "a.raw"), contains_text("malformed answer"));
+    CHECK_THROWS_WITH(protocol::read_raw<std::uint32_t>(dir / "missing.raw"), contains_text("no answer file"));
 
-    grader::write_manifest(dir / "m.tsv", {{"in-0.raw", "-"}, {"in-1.raw", "k=3"}});
-    const auto m = grader::read_manifest(dir / "m.tsv");
+    protocol::write_manifest(dir / "m.tsv", {{"in-0.raw", "-"}, {"in-1.raw", "k=3"}});
+    const auto m = protocol::read_manifest(dir / "m.tsv");
     REQUIRE(m.size() == 2);
     CHECK(m[1].input == "in-1.raw");
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const grader::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, 0.0625, {0.25, 0.5}};
-    const auto q = grader::decode_perf(grader::encode(p));
+    const protocol::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, 0.0625, {0.25, 0.5}};
+    const auto q = protocol::decode_perf(protocol::encode(p));
     CHECK(q.pattern == "skewed");
     CHECK(q.params == "k=5");
     CHECK(q.width == 1024);
@@ -185,10 +185,10 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(q.first_ms == 42.5);
     CHECK(q.noise == 0.0625);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
-    CHECK_THROWS_AS(grader::decode_perf("1\t2"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
-    CHECK_THROWS_AS(grader::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0\t0\t0"), std::invalid_argument);  // no such pattern
-    CHECK(grader::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
+    CHECK_THROWS_AS(protocol::decode_perf("1\t2"), std::invalid_argument);
+    CHECK_THROWS_AS(protocol::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
+    CHECK_THROWS_AS(protocol::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0\t0\t0"), std::invalid_argument);  // no such pattern
+    CHECK(protocol::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("the answer digest tells images apart, whatever their layout", "[common][protocol]") {
@@ -275,9 +275,9 @@ TEST_CASE("the process CPU clock counts running and ended threads, up to date", 
     constexpr int kRepeats = 9;
     std::vector<double> alone, together;  // process clock less the threads' own, in ms
     for (int r = 0; r < kRepeats; ++r) {
-        const double mine0 = thread_ms(CLOCK_THREAD_CPUTIME_ID), cpu0 = grader::ProcessCpuClock::now_ms();
+        const double mine0 = thread_ms(CLOCK_THREAD_CPUTIME_ID), cpu0 = protocol::ProcessCpuClock::now_ms();
         for (const auto t0 = Clock::now(); Clock::now() < t0 + kSpan;) {}
-        const double cpu = grader::ProcessCpuClock::now_ms() - cpu0, mine = thread_ms(CLOCK_THREAD_CPUTIME_ID) - mine0;
+        const double cpu = protocol::ProcessCpuClock::now_ms() - cpu0, mine = thread_ms(CLOCK_THREAD_CPUTIME_ID) - mine0;
         alone.push_back(cpu - mine);
     }
     for (int r = 0; r < kRepeats; ++r) {
@@ -291,7 +291,7 @@ TEST_CASE("the process CPU clock counts running and ended threads, up to date", 
         clockid_t running_clock{};
         REQUIRE(::pthread_getcpuclockid(running.native_handle(), &running_clock) == 0);
         const double running0 = thread_ms(running_clock), mine0 = thread_ms(CLOCK_THREAD_CPUTIME_ID);
-        const double cpu0 = grader::ProcessCpuClock::now_ms();
+        const double cpu0 = protocol::ProcessCpuClock::now_ms();
         const auto t0 = Clock::now();
         std::thread ended([&] {
             while (Clock::now() < t0 + kSpan) {}
@@ -299,7 +299,7 @@ TEST_CASE("the process CPU clock counts running and ended threads, up to date", 
         });
         ended.join();
         while (Clock::now() < t0 + kSpan) {}
-        const double cpu = grader::ProcessCpuClock::now_ms() - cpu0;
+        const double cpu = protocol::ProcessCpuClock::now_ms() - cpu0;
         const double own = thread_ms(CLOCK_THREAD_CPUTIME_ID) - mine0 + ended_ms + (thread_ms(running_clock) - running0);
         stop = true;
         running.join();
@@ -366,14 +366,14 @@ TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly o
     labkit::HostImage<std::uint32_t> want(4, 3, 1), got(4, 3, 1);
     got(2, 1) = 9;
     got(3, 2) = 0xA5A5A5A5u;  // the poison of a uint32 output
-    const auto m = grader::compare<std::uint32_t>(got.view(), want.view(), grader::exact());
+    const auto m = protocol::compare<std::uint32_t>(got.view(), want.view(), protocol::exact());
     CHECK(m.wrong == 2);
     CHECK(m.unwritten == 1);
     CHECK(m.x == 2);
     CHECK(m.y == 1);
     CHECK(m.got == 9);
     CHECK(m.want == 1);
-    CHECK(grader::describe(m, 12, grader::exact()) ==
+    CHECK(protocol::describe(m, 12, protocol::exact()) ==
           "first mismatch at (x=2, y=1): got 9, want 1; 2 of 12 wrong (1 never written)");
 
     // Floats: a tolerance, the largest error and the PSNR; the poison (0xFF bytes) is a NaN
@@ -382,51 +382,51 @@ TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly o
     fgot(0, 0) = 100.004f;
     std::memset(&fgot(2, 0), 0xFF, sizeof(float));
     CHECK(std::isnan(fgot(2, 0)));
-    const auto tol = grader::within(0.01, 1e-5);
-    const auto f = grader::compare<float>(fgot.view(), fwant.view(), tol);
+    const auto tol = protocol::within(0.01, 1e-5);
+    const auto f = protocol::compare<float>(fgot.view(), fwant.view(), tol);
     CHECK(f.wrong == 1);
     CHECK(f.unwritten == 1);
     CHECK(f.x == 2);
     CHECK(std::isinf(f.max_error));
-    const auto text = grader::describe(f, 3, tol);
+    const auto text = protocol::describe(f, 3, tol);
     CHECK(text.find("got the poison NaN (never written, or computed from a read outside the image)") != std::string::npos);
     CHECK(text.find("PSNR") != std::string::npos);
     fgot(2, 0) = 100.0f;
-    const auto ok = grader::compare<float>(fgot.view(), fwant.view(), tol);
+    const auto ok = protocol::compare<float>(fgot.view(), fwant.view(), tol);
     CHECK(ok.ok());
     CHECK(ok.max_error == approx(0.004).margin(1e-5));
-    CHECK(grader::psnr_db(0, 255) == std::numeric_limits<double>::infinity());
+    CHECK(protocol::psnr_db(0, 255) == std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("a diff image of a large case is the window around its first mismatch, within the pixel budget", "[common][compare]") {
-    constexpr int kSide = grader::kDiffMaxSide;
+    constexpr int kSide = protocol::kDiffMaxSide;
     // Within the budget, the whole image, a long strip too.
-    const auto strip = grader::diff_window(4099, 1, 4000, 0);
+    const auto strip = protocol::diff_window(4099, 1, 4000, 0);
     CHECK((strip.x0 == 0 && strip.y0 == 0 && strip.width == 4099 && strip.height == 1));
-    CHECK(grader::describe_window(strip, 4099, 1).empty());
+    CHECK(protocol::describe_window(strip, 4099, 1).empty());
     // Beyond it, centred on the mismatch; moved inside the image near an edge.
-    const auto centred = grader::diff_window(8192, 8192, 4000, 5000);
+    const auto centred = protocol::diff_window(8192, 8192, 4000, 5000);
     CHECK((centred.x0 == 4000 - kSide / 2 && centred.y0 == 5000 - kSide / 2));
     CHECK((centred.width == kSide && centred.height == kSide));
-    const auto corner = grader::diff_window(8192, 8192, 8191, 1);
+    const auto corner = protocol::diff_window(8192, 8192, 8191, 1);
     CHECK((corner.x0 == 8192 - kSide && corner.y0 == 0));
-    CHECK(grader::describe_window(corner, 8192, 8192) == "the 1024x1024 window at (x=7168, y=0) of the 8192x8192 output");
-    const auto wide = grader::diff_window(100000, 20, 99999, 19);  // past the budget, short: its full height
+    CHECK(protocol::describe_window(corner, 8192, 8192) == "the 1024x1024 window at (x=7168, y=0) of the 8192x8192 output");
+    const auto wide = protocol::diff_window(100000, 20, 99999, 19);  // past the budget, short: its full height
     CHECK((wide.x0 == 100000 - kSide && wide.y0 == 0 && wide.width == kSide && wide.height == 20));
 
     // The PNG holds the window at full resolution: the wrong pixel is where the window puts it.
     constexpr int kWidth = 3000, kHeight = 2000, kWrongX = 2900, kWrongY = 100;
     labkit::HostImage<std::uint32_t> want(kWidth, kHeight, 1), got(kWidth, kHeight, 1);
     got(kWrongX, kWrongY) = 2;
-    const auto m = grader::compare<std::uint32_t>(got.view(), want.view(), grader::exact());
-    const auto w = grader::diff_window(kWidth, kHeight, m.x, m.y);
+    const auto m = protocol::compare<std::uint32_t>(got.view(), want.view(), protocol::exact());
+    const auto w = protocol::diff_window(kWidth, kHeight, m.x, m.y);
     const labkit::GrayImage background(w.width, w.height, 0);
     const auto dir = temp_dir();
     const auto png = (dir / "diff.png").string();
-    grader::write_diff_png<std::uint32_t>(png, background.view(), grader::crop(got.view(), w), grader::crop(want.view(), w),
-                                          grader::exact());
+    protocol::write_diff_png<std::uint32_t>(png, background.view(), protocol::crop(got.view(), w), protocol::crop(want.view(), w),
+                                          protocol::exact());
     const auto image = labkit::load_rgb(png);
-    CHECK(static_cast<std::size_t>(image.width) * image.height <= grader::kDiffMaxPixels);
+    CHECK(static_cast<std::size_t>(image.width) * image.height <= protocol::kDiffMaxPixels);
     REQUIRE((image.width == kSide && image.height == kSide));
     const auto rgb = [&](int x, int y) { return &image.rgb[3 * (static_cast<std::size_t>(y) * image.width + x)]; };
     const std::uint8_t* wrong = rgb(kWrongX - w.x0, kWrongY - w.y0);
@@ -438,15 +438,15 @@ TEST_CASE("a diff image of a large case is the window around its first mismatch,
 
 namespace {
 
-grader::SpawnOptions limits(double silence_s, double wall_s = 0) {
-    grader::SpawnOptions o;
+protocol::SpawnOptions limits(double silence_s, double wall_s = 0) {
+    protocol::SpawnOptions o;
     o.silence_timeout_s = silence_s;
     o.wall_limit_s = wall_s;
     return o;
 }
 
-grader::ChildOutcome sh(const std::string& script, const grader::SpawnOptions& o, const grader::LineHandler& on_line = {}) {
-    return grader::spawn({"/bin/sh", "-c", script}, o, on_line);
+protocol::ChildOutcome sh(const std::string& script, const protocol::SpawnOptions& o, const protocol::LineHandler& on_line = {}) {
+    return protocol::spawn({"/bin/sh", "-c", script}, o, on_line);
 }
 
 }  // namespace
@@ -454,7 +454,7 @@ grader::ChildOutcome sh(const std::string& script, const grader::SpawnOptions& o
 TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict", "[common][process]") {
     SECTION("lines arrive in order on the report pipe, not on stdout") {
         const auto out = sh("echo noise; printf 'a\\t1\\nb\\ttwo\\tfields\\n' >&3", limits(10));
-        CHECK(out.end == grader::ChildOutcome::End::exited);
+        CHECK(out.end == protocol::ChildOutcome::End::exited);
         CHECK(out.exit_code == 0);
         CHECK(out.last("a") == "1");
         CHECK(out.last("b") == "two\tfields");
@@ -463,30 +463,30 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
     SECTION("control characters from a child never reach the terminal") {
         const auto out = sh("printf 'error\\t\\033[2J\\033[31mred\\a\\n' >&3", limits(10));
         CHECK(out.last("error") == "[2J[31mred");
-        CHECK(grader::printable("a\tb\x1b[0m\r") == "a\tb[0m");
+        CHECK(protocol::printable("a\tb\x1b[0m\r") == "a\tb[0m");
     }
     SECTION("an exit status is kept") {
         CHECK(sh("exit 3", limits(10)).exit_code == 3);
     }
     SECTION("a crash is a verdict, not the end of the grader") {
         const auto out = sh("kill -SEGV $$", limits(10));
-        CHECK(out.end == grader::ChildOutcome::End::crashed);
+        CHECK(out.end == protocol::ChildOutcome::End::crashed);
         CHECK(out.describe().find("SIGSEGV") != std::string::npos);
     }
     SECTION("a silent child is killed after the timeout") {
         const auto out = sh("printf 'begin\\tforever\\n' >&3; sleep 30", limits(1));
-        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.end == protocol::ChildOutcome::End::timed_out);
         CHECK(out.last("begin") == "forever");
     }
     SECTION("lines that are not progress do not keep a child alive") {
         const auto out = sh("while true; do printf 'begin\\tagain\\n' >&3; sleep 0.1; done", limits(1),
                             [](const std::string& key, const std::string&) { return key == "done"; });
-        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.end == protocol::ChildOutcome::End::timed_out);
         CHECK(out.describe().find("no progress") != std::string::npos);
     }
     SECTION("progress does not keep a child alive past its wall-clock limit") {
         const auto out = sh("while true; do printf 'done\\t1\\n' >&3; sleep 0.1; done", limits(1, 2));
-        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.end == protocol::ChildOutcome::End::timed_out);
         CHECK(out.describe().find("wall-clock limit of 2 s") != std::string::npos);
     }
     SECTION("the grader's own time on a line (judging, a diff image) is not the child's silence") {
@@ -496,16 +496,16 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
                                 std::this_thread::sleep_for(std::chrono::milliseconds(1500));
                                 return true;
                             });
-        CHECK(out.end == grader::ChildOutcome::End::exited);
+        CHECK(out.end == protocol::ChildOutcome::End::exited);
         CHECK(out.last("done") == "2");
     }
     SECTION("a child that closes the pipe and lingers is killed too") {
         const auto out = sh("exec 3>&-; sleep 30", limits(1));
-        CHECK(out.end == grader::ChildOutcome::End::timed_out);
+        CHECK(out.end == protocol::ChildOutcome::End::timed_out);
     }
     SECTION("a program that does not exist") {
-        const auto out = grader::spawn({"/nonexistent/runner"}, limits(10));
-        CHECK(out.end == grader::ChildOutcome::End::not_started);
+        const auto out = protocol::spawn({"/nonexistent/runner"}, limits(10));
+        CHECK(out.end == protocol::ChildOutcome::End::not_started);
     }
     SECTION("megabytes of output become a log cut at about 1 MiB, with a note") {
         const auto log = std::filesystem::temp_directory_path() / "labkit-test-cut.log";
@@ -514,8 +514,8 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         const auto out = sh("head -c 8000000 /dev/zero | tr '\\0' x; printf 'done\\t1\\n' >&3", o);
         CHECK(out.last("done") == "1");
         const auto size = std::filesystem::file_size(log);
-        CHECK(size > grader::kMaxLogBytes);
-        CHECK(size < grader::kMaxLogBytes + 200);
+        CHECK(size > protocol::kMaxLogBytes);
+        CHECK(size < protocol::kMaxLogBytes + 200);
         std::filesystem::remove(log);
     }
     SECTION("nothing a child started survives it: a setsid daemon is found and killed") {
@@ -538,13 +538,13 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
         o.watched = dir;
         o.watched_bytes = 1 << 20;
         const auto out = sh("cd " + dir.string() + " && i=0; while true; do i=$((i+1)); head -c 100000 /dev/zero > f$i; done", o);
-        CHECK(out.end == grader::ChildOutcome::End::over_limit);
+        CHECK(out.end == protocol::ChildOutcome::End::over_limit);
         std::filesystem::remove_all(dir);
     }
 }
 
 TEST_CASE("in the sandbox, a child sees only what it is given and leaves nothing behind", "[common][sandbox]") {
-    const auto sandbox = grader::Sandbox::open("auto");
+    const auto sandbox = protocol::Sandbox::open("auto");
     if (!sandbox.confined()) {  // CI installs bubblewrap; a machine without it checks the rest
         WARN("sandbox not checked: " + sandbox.description());
         return;
@@ -553,12 +553,12 @@ TEST_CASE("in the sandbox, a child sees only what it is given and leaves nothing
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "out");
     sandbox.hand_over(dir / "out");
-    grader::SpawnOptions o;
+    protocol::SpawnOptions o;
     o.silence_timeout_s = 20;
     o.sandbox = &sandbox;
     o.confinement.writable = dir / "out";
     const auto kit = std::filesystem::current_path().string();
-    auto run = [&](const std::string& script) { return grader::spawn({"/bin/sh", "-c", script}, o); };
+    auto run = [&](const std::string& script) { return protocol::spawn({"/bin/sh", "-c", script}, o); };
     CHECK(run("test -e /etc/shadow").exit_code != 0);       // no /etc beyond the loader's cache
     CHECK(run("test -e " + kit).exit_code != 0);             // nor the kit, results, submissions
     CHECK(run("echo x > " + (dir / "out" / "f").string()).exit_code == 0);  // its one folder
@@ -566,7 +566,7 @@ TEST_CASE("in the sandbox, a child sees only what it is given and leaves nothing
     CHECK(std::filesystem::exists(dir / "out" / "f"));
     CHECK_FALSE(std::filesystem::exists(dir / "g"));
     CHECK_FALSE(std::filesystem::exists(kit + "/g"));
-    CHECK(run("kill -STOP $PPID; kill -9 -1; true").end != grader::ChildOutcome::End::timed_out);
+    CHECK(run("kill -STOP $PPID; kill -9 -1; true").end != protocol::ChildOutcome::End::timed_out);
     if (::geteuid() == 0) CHECK(run("test \"$(id -u)\" = 65534").exit_code == 0);
     std::filesystem::remove_all(dir);
 }

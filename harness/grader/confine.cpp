@@ -43,12 +43,12 @@ long long parse_count(const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const auto& groups = grader::ControlGroups::here();
+    const auto& groups = protocol::ControlGroups::here();
     if (argc == 2 && std::strcmp(argv[1], "--check") == 0) {
         std::printf("%s\n", groups.description().c_str());
         return groups.available() ? 0 : 1;
     }
-    grader::GroupLimits limits;
+    protocol::GroupLimits limits;
     int i = 1;
     for (; i + 1 < argc && std::strcmp(argv[i], "--") != 0; i += 2) {
         const long long v = parse_count(argv[i + 1]);

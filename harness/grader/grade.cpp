@@ -17,6 +17,7 @@
 #include "session.hpp"
 
 namespace grader {
+using namespace protocol;
 namespace {
 
 namespace fs = std::filesystem;

@@ -13,6 +13,9 @@
 
 namespace grader {
 
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
+
 struct GradeOptions {
     RunnerSpec runner;
     const Sandbox* sandbox = nullptr;  // how the runner runs (never null when grading)

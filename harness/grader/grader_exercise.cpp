@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 namespace grader {
+using namespace protocol;
 
 namespace fs = std::filesystem;
 

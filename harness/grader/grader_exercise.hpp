@@ -28,6 +28,9 @@
 
 namespace grader {
 
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
+
 struct CaseSettings {
     std::vector<Size> sizes;
     std::uint64_t seed = 0;
@@ -81,7 +84,7 @@ public:
     // Builds the cases and their expected outputs; writes inputs and a manifest into dir.
     virtual void prepare(const CaseSettings& settings, const std::filesystem::path& dir) = 0;
     virtual std::size_t cases() const = 0;
-    // False when case i's parameters are not for this variant (grader::applies_to): no answer is
+    // False when case i's parameters are not for this variant (protocol::applies_to): no answer is
     // expected and the case is not counted.
     virtual bool applies(std::size_t i, const std::string& variant) const = 0;
     virtual const std::string& case_name(std::size_t i) const = 0;
@@ -151,7 +154,7 @@ void write_values_file(const std::string& path, const void* data, std::size_t el
 
 template <class C>
 class ExerciseOf final : public GraderExercise {
-    static_assert(Contract<C>, "a lab's contract lacks a member of grader::Contract (harness/protocol/exercise.hpp lists them)");
+    static_assert(Contract<C>, "a lab's contract lacks a member of protocol::Contract (harness/protocol/exercise.hpp lists them)");
 
 public:
     using In = typename C::In;

@@ -24,6 +24,7 @@
 #endif
 
 namespace grader {
+using namespace protocol;
 namespace {
 
 constexpr int kUsageExit = 2;

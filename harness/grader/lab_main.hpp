@@ -17,6 +17,9 @@
 
 namespace grader {
 
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
+
 struct LabDescription {
     std::string name;   // the lab's folder name
     std::string title;  // for --help: "Lab N, what it computes"

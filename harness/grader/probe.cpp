@@ -11,7 +11,7 @@
 
 int main(int argc, char** argv) {
     const bool bandwidth = argc > 1 && std::strcmp(argv[1], "--bandwidth") == 0;
-    grader::Reporter report(grader::kReportFd);
+    protocol::Reporter report(protocol::kReportFd);
     auto info = labkit::query_device();
     try {
         if (info.available && bandwidth) {

@@ -15,6 +15,7 @@
 #include "labkit/timing.hpp"
 
 namespace grader {
+using namespace protocol;
 namespace {
 
 using labkit::format_fixed;

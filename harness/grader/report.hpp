@@ -8,6 +8,9 @@
 
 namespace grader {
 
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
+
 void print_environment(const Report& r);
 void print_correctness(const Report& r);
 void print_performance(const Report& r);

@@ -10,6 +10,7 @@
 #include "sandbox.hpp"
 
 namespace grader {
+using namespace protocol;
 namespace {
 
 namespace fs = std::filesystem;

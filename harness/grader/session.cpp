@@ -21,6 +21,7 @@
 #endif
 
 namespace grader {
+using namespace protocol;
 
 namespace fs = std::filesystem;
 

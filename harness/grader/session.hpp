@@ -13,6 +13,9 @@
 
 namespace grader {
 
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
+
 struct RunnerVariant {
     std::string exercise, name, kind, summary;
     bool reference = false;  // the grader's own reference, not a runner row

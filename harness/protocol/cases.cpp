@@ -4,7 +4,7 @@
 
 #include "labkit/image_io.hpp"
 
-namespace grader {
+namespace protocol {
 
 std::vector<Size> quick_sizes() { return {kQuickSizes.begin(), kQuickSizes.end()}; }
 
@@ -52,4 +52,4 @@ std::vector<Size> parse_sizes(const std::string& text) {
 
 std::string size_name(Size s) { return std::to_string(s.first) + "x" + std::to_string(s.second); }
 
-}  // namespace grader
+}  // namespace protocol

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace grader {
+namespace protocol {
 
 using Size = std::pair<int, int>;  // width, height
 
@@ -27,4 +27,4 @@ std::vector<Size> quick_sizes();
 std::vector<Size> parse_sizes(const std::string& text);
 std::string size_name(Size s);  // "1024x768"
 
-}  // namespace grader
+}  // namespace protocol

@@ -22,7 +22,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-namespace grader {
+namespace protocol {
 namespace fs = std::filesystem;
 
 namespace {
@@ -285,4 +285,4 @@ void remove_leftovers_of_dead(const fs::path& dir, const std::string& prefix, bo
     }
 }
 
-}  // namespace grader
+}  // namespace protocol

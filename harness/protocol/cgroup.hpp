@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace grader {
+namespace protocol {
 
 struct GroupLimits {
     unsigned processes = 0;         // processes and threads, all together
@@ -83,4 +83,4 @@ private:
 // /dev/shm). Entries of a living process are left alone.
 void remove_leftovers_of_dead(const std::filesystem::path& dir, const std::string& prefix, bool directories_only_empty);
 
-}  // namespace grader
+}  // namespace protocol

@@ -5,7 +5,7 @@
 
 #include "labkit/image_io.hpp"
 
-namespace grader {
+namespace protocol {
 
 void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int width, int height) {
     // A small case (a 3x2 image, a 1x31 strip) is drawn larger, each pixel a square, so that a
@@ -56,4 +56,4 @@ std::string format_value(double v) {
     return buf;
 }
 
-}  // namespace grader
+}  // namespace protocol

@@ -13,7 +13,7 @@
 #include "exercise.hpp"
 #include "labkit/image.hpp"
 
-namespace grader {
+namespace protocol {
 
 template <class T>
 struct Mismatch {
@@ -168,4 +168,4 @@ labkit::GrayImage normalized_gray(labkit::View<const T> image) {
     return out;
 }
 
-}  // namespace grader
+}  // namespace protocol

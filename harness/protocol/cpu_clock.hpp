@@ -28,7 +28,7 @@
 #include <cstdlib>
 #include <vector>
 
-namespace grader {
+namespace protocol {
 
 class ProcessCpuClock {
 public:
@@ -112,4 +112,4 @@ private:
     }
 };
 
-}  // namespace grader
+}  // namespace protocol

@@ -16,7 +16,7 @@
 #include "labkit/timing.hpp"
 #include "protocol.hpp"
 
-namespace grader {
+namespace protocol {
 
 inline PerfLine time_cpu_call(const std::function<void()>& call, int width, int height, int threads,
                               const labkit::RunPolicy& policy, const std::function<void(int)>& prepare = {},
@@ -45,4 +45,4 @@ inline PerfLine time_cpu_call(const std::function<void()>& call, int width, int 
             .stage_ms = {}};
 }
 
-}  // namespace grader
+}  // namespace protocol

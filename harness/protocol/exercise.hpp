@@ -2,16 +2,16 @@
 //
 // An exercise is one variant table plus its contract. A contract is a struct C with:
 //   name, reference_name           the exercise's name, and the name its reference has in tables
-//   In, Out, Params                pixel types and run-time parameters (grader::NoParams if none)
+//   In, Out, Params                pixel types and run-time parameters (protocol::NoParams if none)
 //   output_size(w, h, params)      the output's width and height
 //   make_input(pattern, w, h, seed)  a test image of In for a shared pattern (labkit::Pattern)
 //   patterns, uses_photos          which shared patterns the cases use; whether photos are cases
 //   from_photo(gray)               a photo as an input image (for cases and `run`)
-//   comparison                     grader::exact() or grader::within(abs, rel) (or comparison_for below)
+//   comparison                     protocol::exact() or protocol::within(abs, rel) (or comparison_for below)
 //   min_bytes_per_pixel            the traffic floor: read the input once, write the output once
 //   stages                         named stages of a pipeline and the bytes each must move
 //   params_text / parse_params     Params to and from one line of text (the case files carry it)
-// optional on both sides, for a lab with run-time parameters (grader::NoParams labs need none):
+// optional on both sides, for a lab with run-time parameters (protocol::NoParams labs need none):
 //   default_params()               the Params of the shared cases and of `run` (default: Params{})
 //   perf_params()                  the labelled Params the timings use, each with its own tables
 //                                  (default: one, unlabelled, default_params()); one marked
@@ -41,7 +41,7 @@
 //   perf_patterns                  the shared patterns the timings use (default: random); each
 //                                  gets its own tables, e.g. uniform noise and a skewed image
 //   perf_views                     named subsets of the variants, each shown as one more table:
-//                                  rows the sizes, columns the variants (grader::PerfView)
+//                                  rows the sizes, columns the variants (protocol::PerfView)
 //   luma_of_colour                 true: the output is a new luma for the input, so `run` writes
 //                                  the result (in colour for a colour photo: its chroma kept) to
 //                                  --output, and the picture beside it as <stem>-<picture_name>.png;
@@ -64,7 +64,7 @@
 #include "labkit/gpu_limits.hpp"
 #include "labkit/image.hpp"
 
-namespace grader {
+namespace protocol {
 
 inline constexpr labkit::Pattern kDefaultPerfPatterns[] = {labkit::Pattern::random};
 
@@ -321,4 +321,4 @@ struct Variant {
     Target target() const { return gpu ? Target::gpu : Target::cpu; }
 };
 
-}  // namespace grader
+}  // namespace protocol

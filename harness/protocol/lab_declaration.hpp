@@ -7,10 +7,10 @@
 //       static constexpr std::string_view title = "Lab N, what it computes";  // the grader's --help
 //       // Its exercises in order, each a contract and the function returning its variant table
 //       // (kit/tables.cpp): the grader takes the contracts, the runner the tables.
-//       using exercises = grader::ExerciseList<grader::Exercise<MainContract, variants>,
-//                                              grader::Exercise<SecondContract, second_variants>>;
+//       using exercises = protocol::ExerciseList<protocol::Exercise<MainContract, variants>,
+//                                              protocol::Exercise<SecondContract, second_variants>>;
 //       // Optional: the one whole-number option of `run` that the pictures take (none by default),
-//       static constexpr grader::PictureOption picture = {"radius", "what it changes", 8};
+//       static constexpr protocol::PictureOption picture = {"radius", "what it changes", 8};
 //       // and the square sizes `grade` times (the kit's by default: harness/protocol/cases.hpp).
 //       static constexpr int perf_sizes[] = {512, 1024, 2048};
 //   };
@@ -25,7 +25,7 @@
 
 #include "exercise.hpp"
 
-namespace grader {
+namespace protocol {
 
 // One exercise: its contract and its variant table.
 template <class C, std::span<const Variant<C>> (*Table)()>
@@ -51,4 +51,4 @@ concept LabDeclaration = requires {
     typename L::exercises;
 };
 
-}  // namespace grader
+}  // namespace protocol

@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace grader {
+namespace protocol {
 namespace {
 constexpr int kExecFailed = 127;  // what a shell returns for a program it could not start
 }
@@ -399,4 +399,4 @@ std::string log_tail(const std::string& path, int lines) {
     return out.size() > kMaxChars ? out.substr(out.size() - kMaxChars) : out;
 }
 
-}  // namespace grader
+}  // namespace protocol

@@ -18,7 +18,7 @@
 
 #include "sandbox.hpp"
 
-namespace grader {
+namespace protocol {
 
 inline constexpr int kReportFd = 3;
 inline constexpr std::uintmax_t kMaxLogBytes = 1u << 20;  // a log to read, not a disk to fill  // the first descriptor after stdin, stdout and stderr
@@ -90,4 +90,4 @@ std::string printable(const std::string& text);
 // The last `lines` lines of a text file, joined by " | " (for a detail column), or "".
 std::string log_tail(const std::string& path, int lines);
 
-}  // namespace grader
+}  // namespace protocol

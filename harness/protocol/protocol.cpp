@@ -12,7 +12,7 @@
 
 #include "labkit/generators.hpp"
 
-namespace grader {
+namespace protocol {
 
 namespace fs = std::filesystem;
 
@@ -189,4 +189,4 @@ PerfLine decode_perf(const std::string& text) {
     return p;
 }
 
-}  // namespace grader
+}  // namespace protocol

@@ -51,7 +51,7 @@
 
 #include "labkit/image.hpp"
 
-namespace grader {
+namespace protocol {
 
 // A raw image file: a fixed header, then width * height dense elements, row-major.
 struct RawHeader {
@@ -150,4 +150,4 @@ std::string join_commas(const Items& items) {
 // "a\tb\t\tc" -> {"a","b","","c"}
 std::vector<std::string> split_tabs(const std::string& s);
 
-}  // namespace grader
+}  // namespace protocol

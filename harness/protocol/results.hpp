@@ -11,14 +11,14 @@
 #include "protocol.hpp"
 #include "verdict.hpp"
 
-namespace grader {
+namespace protocol {
 
 struct StageInfo {
     std::string name;
     double bytes_per_pixel = 0;
 };
 
-// A table of a subset of the variants (grader::PerfView).
+// A table of a subset of the variants (protocol::PerfView).
 struct ViewInfo {
     std::string title, glob, versus;
 };
@@ -106,4 +106,4 @@ struct Report {
     bool emulated = false;     // the GPU variants ran on the CPU (grade --emulate)
 };
 
-}  // namespace grader
+}  // namespace protocol

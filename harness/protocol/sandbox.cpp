@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace grader {
+namespace protocol {
 namespace {
 
 namespace fs = std::filesystem;
@@ -193,4 +193,4 @@ void Sandbox::hand_over(const fs::path& dir) const {
         throw std::runtime_error("cannot hand " + dir.string() + " to uid " + std::to_string(kSandboxUid));
 }
 
-}  // namespace grader
+}  // namespace protocol

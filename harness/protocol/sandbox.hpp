@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace grader {
+namespace protocol {
 
 inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu (labkit's sandbox.py reads it too)
 inline constexpr gid_t kSandboxGid = 65534;
@@ -103,4 +103,4 @@ private:
     bool grouped_ = false;           // control groups are available here
 };
 
-}  // namespace grader
+}  // namespace protocol

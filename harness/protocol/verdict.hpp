@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-namespace grader {
+namespace protocol {
 
 // not_run: written and compiled, but not checked here (a GPU variant on a machine without a GPU).
 // pass_emulated: a GPU variant whose every case was right on the CPU (grade --emulate), under
@@ -46,4 +46,4 @@ constexpr bool is_failure(Status s) {
     return s == Status::fail || s == Status::timeout || s == Status::crash || s == Status::error;
 }
 
-}  // namespace grader
+}  // namespace protocol

@@ -14,7 +14,10 @@
 #include "labkit/timing.hpp"
 #include "protocol.hpp"
 
-namespace grader {
+namespace runner {
+
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
 
 template <class C>
 class GpuHarness {
@@ -171,4 +174,4 @@ private:
     labkit::PinnedBuffer<Out> host_out_;
 };
 
-}  // namespace grader
+}  // namespace runner

@@ -31,7 +31,10 @@
 #include "gpu_harness.hpp"
 #endif
 
-namespace grader {
+namespace runner {
+
+// This side is built on what both sides share (harness/protocol/), named unqualified here.
+using namespace protocol;
 
 // A runner built for CPU emulation (emulate/meson.build): its GPU variants run on HIP-CPU, and it
 // says so in `list`, so that the grader never reads their verdicts as a GPU's.
@@ -317,4 +320,4 @@ RunnerExercises runner_exercises(ExerciseList<E...>) {
 
 int runner_main(int argc, char** argv, const RunnerExercises& exercises);
 
-}  // namespace grader
+}  // namespace runner

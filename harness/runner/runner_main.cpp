@@ -12,7 +12,8 @@
 #include <cuda_runtime_api.h>  // emulate/include: the block scheduler's schedule
 #endif
 
-namespace grader {
+namespace runner {
+using namespace protocol;
 namespace {
 
 constexpr int kUsageExit = 2;
@@ -141,4 +142,4 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     }
 }
 
-}  // namespace grader
+}  // namespace runner

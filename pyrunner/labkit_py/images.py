@@ -7,7 +7,7 @@ GUARD_MIN = 1024  # elements before and after an image: well past a block's wort
 
 
 def poison_byte(dtype):
-    """grader::poison_byte: 0xA5 bytes, or 0xFF (a NaN) for floats."""
+    """protocol::poison_byte: 0xA5 bytes, or 0xFF (a NaN) for floats."""
     return 0xFF if np.dtype(dtype).kind == "f" else 0xA5
 
 

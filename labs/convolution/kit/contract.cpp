@@ -17,7 +17,8 @@ std::string floats_text(const std::vector<float>& values) {
     for (float v : values) {
         std::array<char, 32> buf{};
         const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);  // shortest exact text
-        s += (s.empty() ? "" : ",") + std::string(buf.data(), r.ptr);
+        if (!s.empty()) s += ',';
+        s.append(buf.data(), r.ptr);
     }
     return s;
 }
@@ -102,7 +103,7 @@ Params Convolution::params_from_options(const std::vector<std::string>& values) 
     return {make_filter(values.at(0)), parse_border(values.at(1))};
 }
 
-std::vector<grader::NamedValues> Convolution::described(const Params& p) {
+std::vector<protocol::NamedValues> Convolution::described(const Params& p) {
     const auto doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
     return {{"size", {static_cast<double>(p.filter.size)}},
             {"weights", doubles(p.filter.weights)},
@@ -152,9 +153,9 @@ std::vector<LabCase> Convolution::lab_cases(std::uint64_t seed) {
     return cases;
 }
 
-grader::Comparison Convolution::comparison_for(const Params& p) {
+protocol::Comparison Convolution::comparison_for(const Params& p) {
     const double k2 = static_cast<double>(p.filter.size) * p.filter.size;
-    return grader::within((k2 + 2) * kTwoToMinus23 * kMaxValue * p.filter.abs_sum(), 0);
+    return protocol::within((k2 + 2) * kTwoToMinus23 * kMaxValue * p.filter.abs_sum(), 0);
 }
 
 bool Convolution::applies(std::string_view variant, const Params& p) {
@@ -169,8 +170,8 @@ double Convolution::flops_per_pixel(std::string_view variant, const Params& p) {
     return passes ? kPasses * kFlopsPerFma * k : kFlopsPerFma * k * k;
 }
 
-std::vector<grader::LabelledParams<Params>> Convolution::perf_params() {
-    std::vector<grader::LabelledParams<Params>> out;
+std::vector<protocol::LabelledParams<Params>> Convolution::perf_params() {
+    std::vector<protocol::LabelledParams<Params>> out;
     for (const int k : {3, 5, 9, 15, 25})
         out.push_back({"k=" + std::to_string(k), {make_filter("gaussian:" + std::to_string(k)), Border::mirror}});
     // The 2D sum at its largest, where the work is compute-bound (2 k^2 FLOP/px): timed only when

@@ -35,13 +35,13 @@ struct Convolution {
     using Out = float;
     using Params = convolution::Params;
 
-    // ---- The parameters (grader::ParameterHooks): a filter and a border ------------------------
+    // ---- The parameters (protocol::ParameterHooks): a filter and a border ------------------------
     // They travel to the runner as one line of text with every weight written exactly.
     static std::string params_text(const Params& p);
     static Params parse_params(std::string_view text);  // throws std::invalid_argument
     static Params default_params() { return {}; }       // a 5x5 Gaussian, mirror border
     // `run --filter SPEC --border MODE`.
-    static constexpr grader::RunOption run_options[] = {
+    static constexpr protocol::RunOption run_options[] = {
         {"filter", "gaussian:5", "the filter: box:K, gaussian:K, gaussian:sigma=S[,size=K], gaussian-int:3|5, "
                                  "sharpen:3|5, edge:3|5, laplacian:3|5, file:PATH"},
         {"border", "mirror", "what lies past the edges: zero, replicate or mirror"},
@@ -49,13 +49,13 @@ struct Convolution {
     static Params params_from_options(const std::vector<std::string>& values);
     // The filter as the grader's `contract` prints it: size, weights, the factors of a separable
     // one (row, column), each as the float32 every variant uses, and a Gaussian's sigma.
-    static std::vector<grader::NamedValues> described(const Params& p);
+    static std::vector<protocol::NamedValues> described(const Params& p);
 
     // A float32 sum of k^2 products, in any order, is within gamma_n * sum|K * in| of the exact
     // sum (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 3.1); a separable pass
     // stays within gamma_(2k+1). The tolerance is (k^2 + 2) * 2^-23 * 255 * sum|K|: twice either
     // bound, whatever the summation order, FMA or not (the handout derives it).
-    static grader::Comparison comparison_for(const Params& p);
+    static protocol::Comparison comparison_for(const Params& p);
 
     // The separable variants apply to separable filters only.
     static bool applies(std::string_view variant, const Params& p);
@@ -64,7 +64,7 @@ struct Convolution {
     // expert tiers on a separable filter).
     static double flops_per_pixel(std::string_view variant, const Params& p);
     // The report's filter sizes (3, 5) and larger ones: Gaussians, so every variant is timed.
-    static std::vector<grader::LabelledParams<Params>> perf_params();
+    static std::vector<protocol::LabelledParams<Params>> perf_params();
 
     // ---- The rest of the contract ----------------------------------------------------------------
     static std::pair<int, int> output_size(int width, int height, const Params&) { return {width, height}; }
@@ -81,8 +81,8 @@ struct Convolution {
 
     // Read the input once, write the output once: 8 B/px.
     static constexpr double min_bytes_per_pixel = 4 + 4;
-    static constexpr std::array<grader::Stage, 0> stages{};
-    static constexpr grader::PerfView perf_views[] = {
+    static constexpr std::array<protocol::Stage, 0> stages{};
+    static constexpr protocol::PerfView perf_views[] = {
         {"Memory variants at 16x16 (the report's table)", "gpu-0?-*-b16x16", "gpu-01-global-b16x16"},
         {"Block shapes of the shared-memory tiles", "gpu-03-tiled-*", "gpu-01-global-b16x16"},
     };

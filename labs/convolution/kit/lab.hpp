@@ -10,7 +10,7 @@ namespace convolution {
 
 struct Lab {
     static constexpr std::string_view title = "Lab 3, 2D kernel convolution";
-    using exercises = grader::ExerciseList<grader::Exercise<Convolution, variants>>;
+    using exercises = protocol::ExerciseList<protocol::Exercise<Convolution, variants>>;
     static constexpr int perf_sizes[] = {512, 1024, 2048, 4096, 8192};  // the report's three sizes, and two larger
 };
 

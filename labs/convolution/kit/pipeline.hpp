@@ -6,7 +6,7 @@
 
 namespace convolution {
 
-using CvVariant = grader::Variant<Convolution>;
+using CvVariant = protocol::Variant<Convolution>;
 
 // The two halves of a GPU row of the table.
 struct Launch {

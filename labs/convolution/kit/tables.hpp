@@ -8,6 +8,6 @@
 
 namespace convolution {
 
-std::span<const grader::Variant<Convolution>> variants();
+std::span<const protocol::Variant<Convolution>> variants();
 
 }  // namespace convolution

@@ -19,10 +19,10 @@ using u8 = std::uint8_t;
 struct LabCase {
     std::string name;
     labkit::GrayImage input;
-    grader::NoParams params;
+    protocol::NoParams params;
 };
 
-struct HistogramEqualization : grader::WithoutParams, grader::GrayInSameSizeOut {
+struct HistogramEqualization : protocol::WithoutParams, protocol::GrayInSameSizeOut {
     static constexpr std::string_view name = "histogram_equalization";
     static constexpr std::string_view reference_name = "cpu-sequential";
     using In = u8;
@@ -38,11 +38,11 @@ struct HistogramEqualization : grader::WithoutParams, grader::GrayInSameSizeOut 
     static constexpr labkit::Pattern large_patterns[] = {labkit::Pattern::random, labkit::Pattern::full};
     static constexpr bool uses_photos = true;
     static constexpr bool luma_of_colour = true;  // `run` on a colour photo equalizes its luma, keeps its chroma
-    static constexpr grader::Comparison comparison = grader::exact();
+    static constexpr protocol::Comparison comparison = protocol::exact();
 
     // Timed on uniform noise and on the skewed image, where atomics on one bin serialize.
     static constexpr labkit::Pattern perf_patterns[] = {labkit::Pattern::random, labkit::Pattern::skewed};
-    static constexpr grader::PerfView perf_views[] = {
+    static constexpr protocol::PerfView perf_views[] = {
         {"Scan x block size, with the aggregated histogram (the report's table)", "gpu-03-*"},
         {"What each histogram step gains (Kogge-Stone scan, 256 threads)", "gpu-0?-*-ks-b256", "gpu-01-global-atomics-ks-b256"},
     };
@@ -50,7 +50,7 @@ struct HistogramEqualization : grader::WithoutParams, grader::GrayInSameSizeOut 
     // The LUT depends on every pixel, so the image is read twice (histogram, then the map) and
     // written once: 3 B/px is the floor of any two-pass method.
     static constexpr double min_bytes_per_pixel = 3;
-    static constexpr grader::Stage stages[] = {{"histogram", 1}, {"scan", 0}, {"normalize", 0}, {"equalize", 2}};
+    static constexpr protocol::Stage stages[] = {{"histogram", 1}, {"scan", 0}, {"normalize", 0}, {"equalize", 2}};
 
     // The worked 8x8 example, and an image of two values (kit/contract.cpp).
     static std::vector<LabCase> lab_cases(std::uint64_t seed);

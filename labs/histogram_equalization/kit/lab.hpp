@@ -10,7 +10,7 @@ namespace histogram_equalization {
 
 struct Lab {
     static constexpr std::string_view title = "Lab 2, histogram equalization";
-    using exercises = grader::ExerciseList<grader::Exercise<HistogramEqualization, variants>>;
+    using exercises = protocol::ExerciseList<protocol::Exercise<HistogramEqualization, variants>>;
 };
 
 }  // namespace histogram_equalization

@@ -9,25 +9,25 @@
 namespace histogram_equalization {
 namespace {
 
-using HeVariant = grader::Variant<HistogramEqualization>;
+using HeVariant = protocol::Variant<HistogramEqualization>;
 
 HeVariant::CpuFn openmp() {
-    return [](Input in, Output out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); };
+    return [](Input in, Output out, const protocol::NoParams&, int threads) { cpu_openmp(in, out, threads); };
 }
 HeVariant::CpuFn openmp_expert() {
-    return [](Input in, Output out, const grader::NoParams&, int threads) { cpu_openmp_expert(in, out, threads); };
+    return [](Input in, Output out, const protocol::NoParams&, int threads) { cpu_openmp_expert(in, out, threads); };
 }
 
 #if LABKIT_HAVE_CUDA
 HeVariant::GpuFn pipeline(HistogramFn histogram, ScanFn scan, int block_size) {
     const Pipeline p{histogram, scan, {block_size}};
-    return [p](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
+    return [p](Input in, Output out, const protocol::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
 }
 // 06_expert.cu's counters: 64 copies of the 256 bins per block, one per lane and parity (a
 // T4's whole 64 KB; tests/resource_fit_selftest.py checks it against what the launch asks).
 constexpr std::size_t kExpertCounterBytes = 64 * 1024;
 HeVariant::GpuFn expert() {
-    return [](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { histogram_equalization_expert(in, out, ctx); };
+    return [](Input in, Output out, const protocol::NoParams&, GpuContext& ctx) { histogram_equalization_expert(in, out, ctx); };
 }
 
 constexpr const char* kGlobal = "global atomics, one per pixel; scan; LUT; map";
@@ -59,7 +59,7 @@ const std::vector<HeVariant>& table() {
         {"gpu-03-aggregated-bk-b256", kAggregated, {}, pipeline(histogram_aggregated, scan_brent_kung, 256)},
         {"gpu-03-aggregated-bk-b512", kAggregated, {}, pipeline(histogram_aggregated, scan_brent_kung, 512)},
         {"gpu-04-expert", "challenge: the whole equalization near the 3 B/px floor, on noise and on skewed images", {}, expert(),
-         {}, grader::needs_shared<grader::NoParams>(kExpertCounterBytes)},
+         {}, protocol::needs_shared<protocol::NoParams>(kExpertCounterBytes)},
 #endif
     };
     return rows;

@@ -8,6 +8,6 @@
 
 namespace histogram_equalization {
 
-std::span<const grader::Variant<HistogramEqualization>> variants();
+std::span<const protocol::Variant<HistogramEqualization>> variants();
 
 }  // namespace histogram_equalization

@@ -18,7 +18,7 @@ using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
 // What every summed-area table exercise checks on: an 8-bit image in, the table out.
-struct SatCases : grader::WithoutParams, grader::GrayInSameSizeOut {
+struct SatCases : protocol::WithoutParams, protocol::GrayInSameSizeOut {
     using In = u8;
     // All-255 gives the largest sums (and the wrap at 8192^2); zeros and the ramp catch offsets.
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::zeros,
@@ -26,7 +26,7 @@ struct SatCases : grader::WithoutParams, grader::GrayInSameSizeOut {
     // Above a megapixel: noise, and all-255 for the largest sums (past 2^32 at 8192^2).
     static constexpr labkit::Pattern large_patterns[] = {labkit::Pattern::random, labkit::Pattern::full};
     static constexpr bool uses_photos = true;
-    static constexpr grader::Comparison comparison = grader::exact();
+    static constexpr protocol::Comparison comparison = protocol::exact();
     static constexpr int kPictureRadius = 8;  // a blur that shows at photo sizes (a few hundred pixels)
     // A diff image is easiest to read over the input itself (grader only, reference.cpp).
     static labkit::GrayImage input_background(View<const In> in);
@@ -40,7 +40,7 @@ struct IntegralImage : SatCases {
 
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);  // read the image, write the table
     // The four passes of the GPU pipeline: each reads its input once and writes its output once.
-    static constexpr grader::Stage stages[] = {{"scan rows", sizeof(In) + sizeof(Out)},
+    static constexpr protocol::Stage stages[] = {{"scan rows", sizeof(In) + sizeof(Out)},
                                                {"transpose", 2 * sizeof(Out)},
                                                {"scan rows", 2 * sizeof(Out)},
                                                {"transpose back", 2 * sizeof(Out)}};
@@ -59,7 +59,7 @@ struct IntegralImage64 : SatCases {
     using Out = u64;
 
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);
-    static constexpr std::array<grader::Stage, 0> stages{};  // one call, timed whole
+    static constexpr std::array<protocol::Stage, 0> stages{};  // one call, timed whole
 
     // Grader only (reference.cpp).
     static void reference(View<const In> in, View<Out> out, const Params&);
@@ -76,7 +76,7 @@ struct IntegralImageExclusive : SatCases {
 
     static std::pair<int, int> output_size(int width, int height, const Params&) { return {width + 1, height + 1}; }
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);  // the padding aside
-    static constexpr std::array<grader::Stage, 0> stages{};
+    static constexpr std::array<protocol::Stage, 0> stages{};
 
     // Grader only (reference.cpp).
     static void reference(View<const In> in, View<Out> out, const Params&);
@@ -85,7 +85,7 @@ struct IntegralImageExclusive : SatCases {
 };
 
 // The transpose exercise: the pipeline's passes 2 and 4 on their own, uint32 W x H -> H x W.
-struct Transpose : grader::WithoutParams {
+struct Transpose : protocol::WithoutParams {
     static constexpr std::string_view name = "transpose";
     static constexpr std::string_view reference_name = "transpose-cpu";
     using In = u32;
@@ -96,10 +96,10 @@ struct Transpose : grader::WithoutParams {
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random};  // every value distinct
     static constexpr bool uses_photos = false;
     static labkit::HostImage<u32> from_photo(const labkit::GrayImage& gray);
-    static constexpr grader::Comparison comparison = grader::exact();
+    static constexpr protocol::Comparison comparison = protocol::exact();
 
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);
-    static constexpr std::array<grader::Stage, 0> stages{};  // one kernel
+    static constexpr std::array<protocol::Stage, 0> stages{};  // one kernel
 
     // Grader only (reference.cpp).
     static void reference(View<const In> in, View<Out> out, const Params&);

@@ -11,10 +11,10 @@ namespace integral_image {
 // snippet: declaration
 struct Lab {
     static constexpr std::string_view title = "Lab 1, the integral image (summed-area table)";
-    using exercises = grader::ExerciseList<grader::Exercise<IntegralImage, variants>, grader::Exercise<Transpose, transpose_variants>,
-                                           grader::Exercise<IntegralImage64, variants_64>,
-                                           grader::Exercise<IntegralImageExclusive, exclusive_variants>>;
-    static constexpr grader::PictureOption picture = {
+    using exercises = protocol::ExerciseList<protocol::Exercise<IntegralImage, variants>, protocol::Exercise<Transpose, transpose_variants>,
+                                           protocol::Exercise<IntegralImage64, variants_64>,
+                                           protocol::Exercise<IntegralImageExclusive, exclusive_variants>>;
+    static constexpr protocol::PictureOption picture = {
         "radius", "the picture: the input beside its box blur of this radius, computed from the table with four lookups a pixel",
         SatCases::kPictureRadius};
 };

@@ -8,23 +8,23 @@
 namespace integral_image {
 namespace {
 
-using IiVariant = grader::Variant<IntegralImage>;
-using TrVariant = grader::Variant<Transpose>;
-using Ii64Variant = grader::Variant<IntegralImage64>;
-using IiExVariant = grader::Variant<IntegralImageExclusive>;
+using IiVariant = protocol::Variant<IntegralImage>;
+using TrVariant = protocol::Variant<Transpose>;
+using Ii64Variant = protocol::Variant<IntegralImage64>;
+using IiExVariant = protocol::Variant<IntegralImageExclusive>;
 
 IiVariant::CpuFn openmp() {
-    return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); };
+    return [](View<const u8> in, View<u32> out, const protocol::NoParams&, int threads) { cpu_openmp(in, out, threads); };
 }
 IiVariant::CpuFn openmp_expert() {
-    return [](View<const u8> in, View<u32> out, const grader::NoParams&, int threads) {
+    return [](View<const u8> in, View<u32> out, const protocol::NoParams&, int threads) {
         cpu_openmp_expert(in, out, threads);
     };
 }
 
 #if LABKIT_HAVE_CUDA
 IiVariant::GpuFn pipeline(Pipeline p) {
-    return [p](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
+    return [p](View<const u8> in, View<u32> out, const protocol::NoParams&, GpuContext& ctx) { run_pipeline(p, in, out, ctx); };
 }
 IiVariant::GpuFn naive() { return pipeline({scan_rows_naive<u8>, scan_rows_naive<u32>, transpose_naive, {}}); }
 IiVariant::GpuFn kogge_stone(int section, int block_rows) {
@@ -37,22 +37,22 @@ IiVariant::GpuFn single_pass(int section, int block_rows) {
     return pipeline({scan_rows_single_pass<u8>, scan_rows_single_pass<u32>, transpose_tiled, {section, block_rows}});
 }
 IiVariant::GpuFn expert() {
-    return [](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
+    return [](View<const u8> in, View<u32> out, const protocol::NoParams&, GpuContext& ctx) {
         integral_image_expert(in, out, ctx);
     };
 }
 IiVariant::GpuFn expert_single_pass() {
-    return [](View<const u8> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
+    return [](View<const u8> in, View<u32> out, const protocol::NoParams&, GpuContext& ctx) {
         integral_image_expert_single_pass(in, out, ctx);
     };
 }
 // The expert tier's other layouts: the same call shape, another contract.
 template <class Variant, class Out>
 typename Variant::GpuFn expert_layout(void (*fn)(Input, View<Out>, GpuContext&)) {
-    return [fn](View<const u8> in, View<Out> out, const grader::NoParams&, GpuContext& ctx) { fn(in, out, ctx); };
+    return [fn](View<const u8> in, View<Out> out, const protocol::NoParams&, GpuContext& ctx) { fn(in, out, ctx); };
 }
 TrVariant::GpuFn transpose(TransposeFn fn, Tuning tuning) {
-    return [fn, tuning](View<const u32> in, View<u32> out, const grader::NoParams&, GpuContext& ctx) {
+    return [fn, tuning](View<const u32> in, View<u32> out, const protocol::NoParams&, GpuContext& ctx) {
         fn(in, out, tuning, ctx);
     };
 }

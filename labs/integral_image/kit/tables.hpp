@@ -9,9 +9,9 @@
 
 namespace integral_image {
 
-std::span<const grader::Variant<IntegralImage>> variants();
-std::span<const grader::Variant<Transpose>> transpose_variants();
-std::span<const grader::Variant<IntegralImage64>> variants_64();
-std::span<const grader::Variant<IntegralImageExclusive>> exclusive_variants();
+std::span<const protocol::Variant<IntegralImage>> variants();
+std::span<const protocol::Variant<Transpose>> transpose_variants();
+std::span<const protocol::Variant<IntegralImage64>> variants_64();
+std::span<const protocol::Variant<IntegralImageExclusive>> exclusive_variants();
 
 }  // namespace integral_image

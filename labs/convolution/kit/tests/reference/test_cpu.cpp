@@ -62,8 +62,8 @@ FloatImage separable_sum(const FloatImage& in, const Params& p, bool clamp_rows)
 
 std::string mismatch(const FloatImage& got, const FloatImage& want, const Params& p) {
     const auto c = Convolution::comparison_for(p);
-    const auto m = grader::compare<float>(got.view(), want.view(), c);
-    return m.ok() ? "" : grader::describe(m, got.pixels(), c);
+    const auto m = protocol::compare<float>(got.view(), want.view(), c);
+    return m.ok() ? "" : protocol::describe(m, got.pixels(), c);
 }
 
 std::string write_temp(const std::string& text) {

@@ -12,24 +12,24 @@ using namespace convolution;
 namespace {
 
 // The variant's answer, then the first mismatch and any stray write ("" when all is well).
-std::string verdict(const grader::Variant<Convolution>& v, const LabCase& c) {
+std::string verdict(const protocol::Variant<Convolution>& v, const LabCase& c) {
     FloatImage want(c.input.width(), c.input.height());
     Convolution::reference(c.input.view(), want.view(), c.params);
-    grader::GpuHarness<Convolution> gpu(c.input.width(), c.input.height(), {want.width(), want.height()});
+    runner::GpuHarness<Convolution> gpu(c.input.width(), c.input.height(), {want.width(), want.height()});
     gpu.load(c.input.view());
     gpu.run(v, c.params);
     const auto got = gpu.download();  // a view of the harness's pinned buffer
-    const grader::Comparison tolerance = Convolution::comparison_for(c.params);
-    const auto m = grader::compare<float>(got, want.view(), tolerance);
+    const protocol::Comparison tolerance = Convolution::comparison_for(c.params);
+    const auto m = protocol::compare<float>(got, want.view(), tolerance);
     std::string problems = gpu.guard_report();
-    if (!m.ok()) problems += grader::describe(m, got.pixels(), tolerance);
+    if (!m.ok()) problems += protocol::describe(m, got.pixels(), tolerance);
     return problems;
 }
 
 std::vector<LabCase> shared_cases() {
     std::vector<LabCase> cases;
-    for (const auto& [w, h] : grader::quick_sizes())
-        cases.push_back({grader::size_name({w, h}), Convolution::make_input(labkit::Pattern::checkerboard, w, h, 0),
+    for (const auto& [w, h] : protocol::quick_sizes())
+        cases.push_back({protocol::size_name({w, h}), Convolution::make_input(labkit::Pattern::checkerboard, w, h, 0),
                          Convolution::default_params()});
     return cases;
 }
@@ -40,7 +40,7 @@ TEST_CASE("every GPU variant matches the reference on every case it applies to",
     auto cases = Convolution::lab_cases(2026);
     for (auto& c : shared_cases()) cases.push_back(std::move(c));
     for (const auto& v : variants()) {
-        if (v.target() != grader::Target::gpu) continue;
+        if (v.target() != protocol::Target::gpu) continue;
         int checked = 0;
         for (const auto& c : cases) {
             if (!Convolution::applies(v.name, c.params)) continue;

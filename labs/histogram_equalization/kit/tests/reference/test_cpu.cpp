@@ -56,7 +56,7 @@ TEST_CASE("8192x8192: the LUT needs 64-bit arithmetic", "[histogram_equalization
 }
 
 TEST_CASE("cpu-openmp matches the reference on awkward sizes and thread counts", "[histogram_equalization][cpu]") {
-    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto [w, h] = GENERATE(from_range(protocol::quick_sizes()));
     const int threads = GENERATE(1, 2, 3, 7);
     const auto pattern = GENERATE(labkit::Pattern::random, labkit::Pattern::full, labkit::Pattern::low_contrast);
     CAPTURE(w, h, threads, std::string(labkit::pattern_name(pattern)));

@@ -12,26 +12,26 @@ using labkit::GrayImage;
 
 namespace {
 
-std::string run_and_compare(const grader::Variant<HistogramEqualization>& v, const GrayImage& in) {
+std::string run_and_compare(const protocol::Variant<HistogramEqualization>& v, const GrayImage& in) {
     GrayImage want(in.width(), in.height());
     HistogramEqualization::reference(in.view(), want.view(), {});
-    const grader::NoParams params;
-    grader::GpuHarness<HistogramEqualization> harness(in.width(), in.height(), {in.width(), in.height()});
+    const protocol::NoParams params;
+    runner::GpuHarness<HistogramEqualization> harness(in.width(), in.height(), {in.width(), in.height()});
     harness.load(in.view());
     harness.run(v, params);
     const auto got = harness.download();
-    const auto m = grader::compare<u8>(got, want.view(), grader::exact());
-    return (m.ok() ? "" : grader::describe(m, got.pixels(), grader::exact())) + harness.guard_report();
+    const auto m = protocol::compare<u8>(got, want.view(), protocol::exact());
+    return (m.ok() ? "" : protocol::describe(m, got.pixels(), protocol::exact())) + harness.guard_report();
 }
 
 }  // namespace
 
 TEST_CASE("every GPU variant matches the reference on awkward sizes", "[histogram_equalization][gpu]") {
-    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto [w, h] = GENERATE(from_range(protocol::quick_sizes()));
     const auto pattern = GENERATE(labkit::Pattern::random, labkit::Pattern::full, labkit::Pattern::low_contrast);
     const auto in = labkit::generate(pattern, w, h, 2026);
     for (const auto& v : variants()) {
-        if (v.target() != grader::Target::gpu) continue;
+        if (v.target() != protocol::Target::gpu) continue;
         CAPTURE(std::string(v.name), w, h, std::string(labkit::pattern_name(pattern)));
         CHECK(run_and_compare(v, in) == "");
     }
@@ -40,7 +40,7 @@ TEST_CASE("every GPU variant matches the reference on awkward sizes", "[histogra
 TEST_CASE("every GPU variant matches on the lab's own cases", "[histogram_equalization][gpu]") {
     for (const auto& c : HistogramEqualization::lab_cases(7)) {
         for (const auto& v : variants()) {
-            if (v.target() != grader::Target::gpu) continue;
+            if (v.target() != protocol::Target::gpu) continue;
             CAPTURE(std::string(v.name), c.name);
             CHECK(run_and_compare(v, c.input) == "");
         }

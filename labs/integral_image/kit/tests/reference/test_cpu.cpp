@@ -39,7 +39,7 @@ TEST_CASE("an 8192x8192 all-255 image wraps modulo 2^32, and rectangle sums stay
 }
 
 TEST_CASE("cpu-openmp matches cpu-sequential on awkward sizes and thread counts", "[integral_image][cpu]") {
-    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto [w, h] = GENERATE(from_range(protocol::quick_sizes()));
     const int threads = GENERATE(1, 2, 3, 7);
     const auto pattern = GENERATE(labkit::Pattern::random, labkit::Pattern::full);
     CAPTURE(w, h, threads, std::string(labkit::pattern_name(pattern)));

@@ -31,25 +31,25 @@ const Case& reference(int w, int h, labkit::Pattern p) {
 }
 
 template <class C>
-std::string run_and_compare(const grader::Variant<C>& v, const labkit::HostImage<typename C::In>& input,
+std::string run_and_compare(const protocol::Variant<C>& v, const labkit::HostImage<typename C::In>& input,
                             const labkit::HostImage<typename C::Out>& want) {
-    const grader::NoParams params;
-    grader::GpuHarness<C> harness(input.width(), input.height(), C::output_size(input.width(), input.height(), params));
+    const protocol::NoParams params;
+    runner::GpuHarness<C> harness(input.width(), input.height(), C::output_size(input.width(), input.height(), params));
     harness.load(input.view());
     harness.run(v, params);
     const auto got = harness.download();
-    const auto m = grader::compare<typename C::Out>(got, want.view(), C::comparison);
-    return (m.ok() ? "" : grader::describe(m, got.pixels(), C::comparison)) + harness.guard_report();
+    const auto m = protocol::compare<typename C::Out>(got, want.view(), C::comparison);
+    return (m.ok() ? "" : protocol::describe(m, got.pixels(), C::comparison)) + harness.guard_report();
 }
 
 }  // namespace
 
 TEST_CASE("every GPU variant matches cpu-sequential", "[integral_image][gpu]") {
-    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto [w, h] = GENERATE(from_range(protocol::quick_sizes()));
     const auto pattern = GENERATE(labkit::Pattern::random, labkit::Pattern::full);
     const Case& c = reference(w, h, pattern);
     for (const auto& v : variants()) {
-        if (v.target() != grader::Target::gpu) continue;
+        if (v.target() != protocol::Target::gpu) continue;
         CAPTURE(std::string(v.name), w, h, std::string(labkit::pattern_name(pattern)));
         CHECK(run_and_compare(v, c.input, c.want) == "");
     }
@@ -60,14 +60,14 @@ TEST_CASE("8192x8192 all-255 wraps the same way on the GPU", "[integral_image][g
     const Case& c = reference(kSide, kSide, labkit::Pattern::full);
     CHECK(c.want(kSide - 1, kSide - 1) == 4227858432u);  // 255 * 2^26 modulo 2^32
     for (const auto& v : variants()) {
-        if (v.target() != grader::Target::gpu) continue;
+        if (v.target() != protocol::Target::gpu) continue;
         CAPTURE(std::string(v.name));
         CHECK(run_and_compare(v, c.input, c.want) == "");
     }
 }
 
 TEST_CASE("every transpose variant transposes, on non-square sizes too", "[integral_image][gpu][transpose]") {
-    const auto [w, h] = GENERATE(from_range(grader::quick_sizes()));
+    const auto [w, h] = GENERATE(from_range(protocol::quick_sizes()));
     const auto in = Transpose::make_input(labkit::Pattern::random, w, h, 7);
     HostImage<u32> want(h, w);
     Transpose::reference(in.view(), want.view(), {});

@@ -15,7 +15,7 @@ namespace negation {
 using u8 = std::uint8_t;
 
 // snippet: contract
-struct Negation : grader::WithoutParams, grader::GrayInSameSizeOut {
+struct Negation : protocol::WithoutParams, protocol::GrayInSameSizeOut {
     static constexpr std::string_view name = "negation";
     static constexpr std::string_view reference_name = "cpu-sequential";
     using In = u8;
@@ -24,9 +24,9 @@ struct Negation : grader::WithoutParams, grader::GrayInSameSizeOut {
     static constexpr labkit::Pattern patterns[] = {labkit::Pattern::random, labkit::Pattern::zeros,
                                                    labkit::Pattern::full, labkit::Pattern::gradient};
     static constexpr bool uses_photos = true;
-    static constexpr grader::Comparison comparison = grader::exact();
+    static constexpr protocol::Comparison comparison = protocol::exact();
     static constexpr double min_bytes_per_pixel = sizeof(In) + sizeof(Out);  // read the image, write its negative
-    static constexpr std::array<grader::Stage, 0> stages{};                // one pass
+    static constexpr std::array<protocol::Stage, 0> stages{};                // one pass
 
     // Grader only (reference.cpp).
     static void reference(View<const In> in, View<Out> out, const Params&);

@@ -11,7 +11,7 @@ namespace negation {
 // snippet: declaration
 struct Lab {
     static constexpr std::string_view title = "the example lab, image negation";
-    using exercises = grader::ExerciseList<grader::Exercise<Negation, variants>>;
+    using exercises = protocol::ExerciseList<protocol::Exercise<Negation, variants>>;
 };
 // snippet: end
 

@@ -4,15 +4,15 @@
 namespace negation {
 namespace {
 
-using NegVariant = grader::Variant<Negation>;
+using NegVariant = protocol::Variant<Negation>;
 
 // snippet: table
 const NegVariant kRows[] = {
     {"cpu-openmp", "rows shared among threads",
-     [](Input in, Output out, const grader::NoParams&, int threads) { cpu_openmp(in, out, threads); }, {}},
+     [](Input in, Output out, const protocol::NoParams&, int threads) { cpu_openmp(in, out, threads); }, {}},
 #if LABKIT_HAVE_CUDA
     {"gpu-01-negate", "one thread per pixel, 16x16 blocks", {},
-     [](Input in, Output out, const grader::NoParams&, GpuContext& ctx) { negate(in, out, ctx); }},
+     [](Input in, Output out, const protocol::NoParams&, GpuContext& ctx) { negate(in, out, ctx); }},
 #endif
 };
 // snippet: end

@@ -7,6 +7,6 @@
 
 namespace negation {
 
-std::span<const grader::Variant<Negation>> variants();
+std::span<const protocol::Variant<Negation>> variants();
 
 }  // namespace negation
