@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`labkit grade-all` on a small class of Lab 1 submissions: the scores are right, one
 denominator for all, one bad file costs only its variants, a build error still gets its feedback,
-and an interrupted class resumes without regrading.
+an interrupted class resumes without regrading, and submissions named with --single (what
+`grade --submission` runs) are graded alone, each with its table.
 
     grade_all_selftest.py --build-dir BUILD
 
@@ -44,7 +45,8 @@ ARGS = ["--no-perf", "--sizes", "1x1,7x5,31x33,255x257,3000x3000", "--timeout", 
 
 
 def grade_all(build, subs, out, work, *extra, lab=LAB):
-    cmd = [str(KIT / "labkit"), "grade-all", str(subs), lab, "--build-dir", str(build), "--out", str(out),
+    """subs: the folder of submissions, or None (extra names them with --single)."""
+    cmd = [str(KIT / "labkit"), "grade-all", *([str(subs)] if subs else []), lab, "--build-dir", str(build), "--out", str(out),
            "--work-dir", str(work), *ARGS, *extra]
     proc = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=1200)
     text = proc.stdout + proc.stderr
@@ -136,7 +138,8 @@ def check_grader_options(build):
     sys.path.insert(0, str(KIT / "cli"))
     from labkit import grader_cli  # noqa: E402
     from labkit.batch import options_key  # noqa: E402
-    from labkit.cli import make_parser  # noqa: E402
+    from labkit.cli import as_grade_all, make_parser  # noqa: E402
+    from labkit.util import UsageError  # noqa: E402
     grader = build / "labs" / f"{LAB}_grader"
     spec = json.loads(subprocess.run([str(grader), "options"], capture_output=True, text=True, check=True).stdout)
     expect(len(spec) >= 10 and {"--sizes", "--quick", "--max-case-pixels"} <= {o["name"] for o in spec},
@@ -156,6 +159,23 @@ def check_grader_options(build):
                                         capture_output=True, text=True).stdout.split())
     expect("--max-case-pixels" in help_text and "Numba's simulator" in help_text,
            "labkit's --help shows the grader's options with the grader's help")
+    # grade --submission stands for grade-all --single: the same grader options, unchanged.
+    parser = make_parser(offered)
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    given = ["--sizes", "7x3", "--no-perf", "--compile-timeout", "9.0"]
+    asked = parser.parse_args(["grade", LAB, "--submission", "a/", "b.zip", *given])
+    asked.command_parser = commands["grade"]
+    alias = parser.parse_args(as_grade_all(asked, commands["grade-all"]))
+    expect(alias.func.__name__ == "cmd_grade_all" and alias.single == ["a/", "b.zip"] and alias.paths == [LAB]
+           and grader_cli.forwarded(alias) == grader_cli.forwarded(parse(*given)) and options_key(alias, [LAB]) == key(*given),
+           "grade LAB --submission a/ b.zip OPTIONS is grade-all --single a/ --single b.zip OPTIONS LAB")
+    asked = parser.parse_args(["grade", "--submission", "a/", "--plots"])
+    asked.command_parser = commands["grade"]
+    try:
+        as_grade_all(asked, commands["grade-all"])
+        expect(False, "grade --submission refuses an option grade-all does not have")
+    except UsageError as e:
+        expect("--plots" in str(e), f"grade --submission refuses an option grade-all does not have: {e}")
     refused = subprocess.run([str(KIT / "labkit"), "grade", LAB, "--build-dir", str(build), "--runs", "0", "--no-perf",
                               "--variants", "cpu-sequential"], capture_output=True, text=True)
     expect(refused.returncode == 2 and "--runs: must be a finite number above 0" in refused.stdout + refused.stderr,
@@ -246,10 +266,17 @@ def main():
         expect(all(again[n]["graded_at"] == before[n] for n in before if n != "wrong") and "wrong" in again,
                "it grades only the missing submission")
         (subs / "empty" / "cpu_openmp.cpp").write_bytes((KIT / "solutions" / LAB / "cpu_openmp.cpp").read_bytes())
-        rc, text = grade_all(build, subs, out, work)
+        # Two of the class named with --single (what `grade LAB --submission PATH...` runs).
+        rc, text = grade_all(build, None, out, work, "--single", str(subs / "empty"), "--single", str(subs / "good"))
         got = json.loads((out / "results" / "empty.json").read_text())
-        expect(group(got, "OpenMP")["points"] == 10 and kept in text,
-               "a submission that changed is regraded, the others kept")
+        expect(group(got, "OpenMP")["points"] == 10 and "1 already graded" in text,
+               "a submission that changed is regraded, the other kept")
+        full = all(json.loads((out / "results" / f"{n}.json").read_text())["points"] == top for n in ("empty", "good"))
+        expect(text.index("=== submission empty") < text.index("=== submission good") and rc == (0 if full else 1),
+               f"each one's table is printed, in the order given, and the exit status ({rc}) is theirs, not the "
+               "class's (wrong lacks points)")
+        rows = list(csv.DictReader(open(out / "gradebook.csv")))
+        expect(len(rows) == 7, "the gradebook is the whole class's again")
         rc, text = grade_all(build, subs, out, work, "--force")
         expect("already graded" not in text and text.count("] ") >= len(results) - 1, "--force regrades every submission")
     print("all ok")

@@ -5,8 +5,8 @@ members outside the archive and oversized files are refused with a note and the 
 used); they are staged outside the kit; result files are written atomically; a malformed grader
 report is an ERROR, never a traceback; the wall-clock limit of a grader process comes from the
 kit's variant list, never the submission's; a timing 10x faster than the reference is flagged;
-the class files are never stale; and the compile sandbox hides what it must (when bubblewrap
-starts here).
+the class files are never stale (grade-all drops those made from results it is about to change);
+and the compile sandbox hides what it must (when bubblewrap starts here).
 
     submission_safety_selftest.py
 """
@@ -20,12 +20,13 @@ import stat
 import sys
 import tarfile
 import tempfile
+import time
 import zipfile
 from argparse import Namespace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
-from labkit import batch, classroom, grading, reports  # noqa: E402
+from labkit import batch, gradebook, grading, reports, rubric  # noqa: E402
 from labkit.proc import capture  # noqa: E402
 from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402
 from labkit.submissions import MAX_FILE_BYTES, stage  # noqa: E402
@@ -143,16 +144,16 @@ def test_work_dir(tmp):
     os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
     expect(not inside(default_work_dir(), ROOT) and str(default_work_dir()).startswith(str(Path(tmp) / "cache" / "labkit")),
            f"the default work folder is outside the kit: {default_work_dir()}")
-    work = classroom.work_dir_of(Namespace(work_dir=None))
+    work = batch.work_dir_of(Namespace(work_dir=None))
     expect(work.is_dir() and not inside(work, ROOT), "work_dir_of makes it")
     for inside_kit in ("results/submissions-work", str(ROOT / "labs"), "."):
         try:
-            classroom.work_dir_of(Namespace(work_dir=inside_kit))
+            batch.work_dir_of(Namespace(work_dir=inside_kit))
             expect(False, f"--work-dir {inside_kit} is refused")
         except UsageError as e:
             expect("inside the kit" in str(e), f"--work-dir {inside_kit} (inside the kit) is a usage error")
     try:
-        classroom.work_dir_of(Namespace(work_dir=str(ROOT.parent)))
+        batch.work_dir_of(Namespace(work_dir=str(ROOT.parent)))
         expect(False, "a --work-dir holding the kit is refused")
     except UsageError:
         expect(True, "a --work-dir holding the kit is a usage error")
@@ -220,7 +221,7 @@ def test_read_report(tmp):
 
 def args(**given):
     base = dict(variants=None, sizes=None, perf_sizes=None, perf_params=None, runs=None, seed=None,
-                timeout=None, no_perf=True, quick=True, lab_timeout=None, csv=None, json=None, compile_timeout=None)
+                timeout=None, no_perf=True, quick=True, lab_timeout=None, compile_timeout=None)
     return Namespace(**dict(base, **given))
 
 
@@ -242,28 +243,27 @@ def test_process_timeout(tmp):
         seen.append(timeout)
         return 1, False
 
-    class FakeBuild:
-        dir = Path(tmp)
-
-        def lab(self, name):
-            return Namespace(runner="runner")
-
-    run = classroom.ClassRun(args(), [LAB], {LAB: grader}, {LAB: kit}, Sandbox(None, "test"),
-                             Path(tmp) / "work", [])
-    real_execute, real_make, real_build_of = grading.execute, classroom.make, classroom.ClassRun.build_of
+    # grade-all's grading of one built submission (what Pipeline.grade reads, without a build).
+    pipe = object.__new__(batch.Pipeline)
+    pipe.args, pipe.labs, pipe.graders, pipe.kit_variants = args(), [LAB], {LAB: grader}, {LAB: kit}
+    pipe.sandbox, pipe.rubrics, pipe.references = Sandbox(None, "test"), {LAB: rubric.load(LAB, kit)}, {}
+    pipe.out, pipe.work = Path(tmp) / "class", Path(tmp) / "work"
+    pipe.results = pipe.out / "results"
+    pipe.results.mkdir(parents=True)
+    pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    graded = []
+    real_execute, real_run_grader = grading.execute, batch.run_grader
     grading.execute = fake_execute
-    classroom.make = lambda *a, **k: ("/bin/true", "")
-    classroom.ClassRun.build_of = lambda self, staged, bdir: (FakeBuild(), "", "")
+    batch.run_grader = lambda *a, **k: graded.append(real_run_grader(*a, **k)) or graded[-1]
     try:
-        out = Path(tmp) / "results" / "alice"
-        out.mkdir(parents=True)
-        got = run.grade_submission("alice", out)
+        pipe.grade(batch.Built("alice", Path(tmp), [], "key", time.monotonic(), Path(tmp), runners={LAB: grader}))
     finally:
-        grading.execute, classroom.make, classroom.ClassRun.build_of = real_execute, real_make, real_build_of
+        grading.execute, batch.run_grader = real_execute, real_run_grader
     expect(seen == [grading.process_timeout(args(), len(kit))],
            f"the limit comes from the kit's {len(kit)} variants: {seen}")
-    expect([v["name"] for v in got[LAB]["variants"]] == ["cpu-openmp", "gpu-01-naive"],
+    expect(len(graded) == 1 and [v["name"] for v in graded[0]["variants"]] == ["cpu-openmp", "gpu-01-naive"],
            "the stand-in's rows are the kit's variants")
+    expect((pipe.results / "alice.json").is_file(), "and the submission's result is written")
 
 
 def perf(variant, ms, w=1024, **more):
@@ -304,29 +304,17 @@ def test_flags(tmp):
 
 
 def test_class_files(tmp):
+    """grade-all drops the class outputs made from the results it is about to change (the class's,
+    and each regraded submission's), so that a run cut short leaves none that looks current."""
     out = Path(tmp) / "class"
-    out.mkdir()
-    (out / "class.csv").write_text("stale\n")
-    (out / "class.json").write_text("{}")
-    a = args(csv=str(out / "class.csv"), json=str(out / "class.json"))
-    files = classroom.ClassFiles(a, [LAB], Sandbox(None, "turned off with --no-sandbox"))
-    expect(not (out / "class.csv").exists() and (out / "class.csv.previous").read_text() == "stale\n",
-           "a class run moves the old class files aside before it grades")
-    rep = dict(GOOD, variants=[dict(GOOD["variants"][0], flags=["timing flagged for review: 20× faster"])],
-               build_sandbox="not sandboxed: turned off with --no-sandbox")
-    table = [{"name": "alice", "path": "alice/", "notes": [], "labs": {LAB: rep}}]
-    files.write(table, {LAB: [{"name": "cpu-openmp"}]}, complete=False)
-    partial = json.loads((out / "class.json").read_text())
-    expect(partial["complete"] is False and not (out / "class.csv").exists(),
-           "during the run: class.json says it is incomplete, and there is no class.csv")
-    files.write(table, {LAB: [{"name": "cpu-openmp"}]}, complete=True)
-    final = json.loads((out / "class.json").read_text())
-    head, row = (out / "class.csv").read_text().splitlines()[:2]
-    expect(final["complete"] is True and final["sandbox"].startswith("not sandboxed"), "at the end: complete, and the sandbox said")
-    expect("build sandbox" in head and f"{LAB} review" in head and "not sandboxed" in row and "20× faster" in row,
-           "class.csv says whether it was sandboxed and what is flagged for review")
-    expect(final["submissions"][0]["labs"][LAB]["performance"][0].get("flagged_for_review") is True,
-           "class.json marks the timings of a flagged variant")
+    results = [{"schema": batch.SCHEMA, "name": name, "source": f"{name}/", "notes": [], "labs": {}, "points": 0,
+                "max_points": 0, "bonus_points": 0, "max_bonus": 0} for name in ("alice", "bob")]
+    written = gradebook.write_class_outputs(out, results)
+    expect(all(p.is_file() for p in written), f"the class outputs are written: {len(written)} files")
+    gradebook.drop_class_outputs(out, ["alice"])
+    left = sorted(str(p.relative_to(out)) for p in written if p.exists())
+    expect(left == ["feedback/bob.json", "feedback/bob.md", "gradescope/bob/results.json"],
+           f"before a run grades alice: only bob's own outputs are left, no gradebook, summary or junit: {left}")
 
 
 def test_compile_sandbox(tmp):

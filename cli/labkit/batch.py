@@ -1,5 +1,7 @@
 """`labkit grade-all SUBMISSIONS_DIR`: a whole class, scored by the labs' rubrics, fast enough to
-re-run the night before grades are due, and resumable.
+re-run the night before grades are due, and resumable. `--single PATH` (repeatable) grades the
+submissions named instead, each one's table printed: `grade LAB --submission PATH ...` is that
+(cli.as_grade_all), so every submission is graded here.
 
 The pipeline: --jobs build slots compile submissions on the CPU cores (each slot is a configured
 build of its own, kept between runs, so the kit's objects compile once per slot and a submission
@@ -18,7 +20,8 @@ names its file, and become build-error with that file's compiler message.
 Results: <out>/results/<name>.json, one per submission, each written whole (write_atomic) and
 keyed by the submission's files and the grading options: a run that is interrupted resumes where
 it stopped (--force regrades). The gradebook and the other class files (gradebook.py) are rebuilt
-from the result files, also while a Slurm job array is still writing them."""
+from the result files, also while a Slurm job array is still writing them; a run removes those
+made from the results it is about to change first, so that one cut short leaves none stale."""
 
 import concurrent.futures as futures
 import fcntl
@@ -35,18 +38,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import grader_cli, reports, rubric
-from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, is_configured, kit_inputs,
-                    make, ninja, open_build, student_objects, submission_options, up_to_date)
-from .classroom import configured_with, reference_variants, work_dir_of
-from .gradebook import VARIANT_COLUMNS, class_rows, load_results, read_roster, variant_rows, write_class_outputs
+from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, configured_with, is_configured,
+                    kit_inputs, make, ninja, open_build, student_objects, submission_options, up_to_date)
+from .gradebook import (VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, read_roster, variant_rows,
+                        write_class_outputs)
 from .grading import run_grader, validate_options
-from .proc import capture, kill_all
-from .programs import build_grader, machine_gpu, runner_sandbox, student_files
+from .proc import kill_all
+from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import NOT_USED, NOTHING_HANDED_IN, stage, submission_name, write_if_changed
-from .util import (RESULTS, ROOT, LabkitError, UsageError, first_errors, inside, kit_path, print_table, rel, say,
-                   write_atomic)
+from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside, kit_path,
+                   print_table, rel, say, write_atomic)
 from .verdicts import BUILD_ERROR, TODO
 
 SCHEMA = "labkit-result/1"
@@ -78,13 +81,33 @@ def out_dir_of(args):
     return out
 
 
+def work_dir_of(args):
+    """--work-dir (relative to the kit's root, like every path option), else the default cache
+    folder; made when missing. Never inside the kit, where a staged file could #include the
+    reference by a relative path, nor a folder that holds the kit, where a submission's folder
+    could land on a kit folder."""
+    work = kit_path(args.work_dir) if args.work_dir else default_work_dir()
+    shown = args.work_dir or str(work)
+    if inside(work, ROOT):
+        raise UsageError(f"--work-dir {shown} is inside the kit ({ROOT}): a submission staged there "
+                         "could reach solutions/ by a relative #include; choose a folder outside it")
+    if inside(ROOT, work):
+        raise UsageError(f"--work-dir {shown} holds the kit ({ROOT}); choose a folder beside it")
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--work-dir {shown}: cannot make it ({e.strerror})") from None
+    return Path(os.path.realpath(work))
+
+
 def find_submissions(args):
-    """[(name, path)]: --single's one submission, else every folder and archive directly in
-    SUBMISSIONS_DIR, in name order; names made unique and safe (submission_name)."""
+    """[(name, path)]: the --single submissions in the order given, else every folder and archive
+    directly in SUBMISSIONS_DIR, in name order; names made unique and safe (submission_name)."""
     if args.single:
-        paths = [Path(args.single).expanduser()]
-        if not paths[0].exists():
-            raise UsageError(f"--single {args.single}: no such file or folder")
+        paths = [Path(s).expanduser() for s in args.single]
+        for given, path in zip(args.single, paths):
+            if not path.exists():
+                raise UsageError(f"--single {given}: no such file or folder")
     else:
         root = kit_path(args.submissions) if not Path(args.submissions).is_absolute() else Path(args.submissions)
         if not root.is_dir():
@@ -147,6 +170,25 @@ def class_seed(path):
     except ValueError:
         raise LabkitError(f"{rel(path)} holds no seed: delete it, and the next run draws a new one "
                           "(the cases are then built again)") from None
+
+
+def reference_variants(build, lab, grader, sandbox):
+    """The kit's variant list of lab: the reference's when it is built here, else this
+    checkout's labs/ runner's, else none. It names the rows of a stand-in report (a submission
+    that does not compile) and sizes every grader process's wall-clock limit: never a
+    submission's own list."""
+    for target in (lab.solution_runner, lab.runner):
+        if not target:
+            continue
+        runner, _ = make(build.dir, target)
+        if runner is not None:
+            try:
+                return list_variants(grader, runner, sandbox)
+            except LabkitError as e:
+                say(f"warning: {e}")
+    say(f"warning: no runner of {lab.name} builds here: a submission that does not compile gets "
+        "one '*' row instead of one per variant")
+    return []
 
 
 def split_failures(log):
@@ -629,18 +671,25 @@ def cmd_grade_all(args):
     if len(subs) > len(todo):
         say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
     pipe.grade_references()
-    results = pipe.run(todo)
-    if args.single and results:
-        print_submission(results[0])
-    if args.task_count:  # a Slurm task: the merge is `labkit gradebook`'s
+    if todo and not args.task_count:  # (a Slurm task's merge is `labkit gradebook`'s)
+        drop_class_outputs(pipe.out, [name for name, _, _ in todo])
+    pipe.run(todo)
+    if args.task_count:
         return 0
     everything = load_results(pipe.results)
     written = write_class_outputs(pipe.out, everything, roster)
-    if not args.single:
+    named = {name for name, _ in subs}
+    if args.single:  # each one's table, graded now or kept
+        for r in (r for name, _ in subs for r in everything if r["name"] == name):
+            say(f"\n=== submission {r['name']} ({r['source']})")
+            print_submission(r)
+    else:
         print_class(everything)
     say(f"class files: {rel(pipe.out / 'gradebook.csv')}, {rel(pipe.out / 'junit.xml')}, "
         f"{rel(pipe.out / 'summary.md')} (every submission per variant), "
         f"gradescope/ and feedback/ in {rel(pipe.out)} ({len(written)} files)")
-    # The whole class, results kept from an earlier run included: a resumed run says the same.
-    failing = any(l["points"] < l["max_points"] for r in everything for l in r["labs"].values())
+    # The submissions asked for (with --single, those; else the whole class), results kept from
+    # an earlier run included: a resumed run says the same.
+    failing = any(l["points"] < l["max_points"] for r in everything if not args.single or r["name"] in named
+                  for l in r["labs"].values())
     return 1 if failing else 0

@@ -158,6 +158,20 @@ def build_option(build_dir, name):
     return None
 
 
+def configured_with(build_dir, options):
+    """Whether build_dir is a configured build with exactly these -D options' values."""
+    if not is_configured(build_dir):
+        return False
+    for opt in options:
+        name, _, value = opt[2:].partition("=")
+        have = build_option(build_dir, name)
+        if isinstance(have, list):
+            have = ",".join(have)
+        if str(have).lower() != value.lower():
+            return False
+    return True
+
+
 def submission_options(build_dir):
     """-D options of a submission's build beside build_dir: what it must share with build_dir
     (the CUDA choice, the GPU architecture, where pkg-config finds the libraries) and the

@@ -19,7 +19,7 @@ from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
 from .plots import cmd_plot
 from .sanitize import SANITIZER_TOOLS
-from .slurm import add_options as add_slurm_options
+from .slurm import add_options as add_slurm_options, forwarded_args
 from .testrun import cmd_test
 from .verdicts import BUILD_ERROR, CRASH, ERROR, FAIL, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TIMEOUT, TODO
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
@@ -71,21 +71,18 @@ def make_parser(spec=None):
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to grade (default: all)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--solution", action="store_true", help="grade only the reference solution")
-    who.add_argument("--submission", nargs="+", metavar="DIR",
-                     help="instructor: grade these submitted folders (or .zip/.tar.gz archives); "
-                     "only their student files are taken (no links, devices or files over 1 MiB), each "
-                     "from its lab's folder (<lab>/FILE; with one LAB, also FILE at the top), "
-                     "each is built apart in the work folder (--work-dir) inside the sandbox, and "
-                     "the class is summarised in results/class.csv and results/class.json")
+    who.add_argument("--submission", nargs="+", metavar="PATH",
+                     help="instructor: grade these submitted folders (or .zip/.tar.gz archives) as "
+                     "`grade-all --single PATH ... LAB ...` does, the other options given handed on (grade-all's "
+                     "help says what it does: rubric scores, results in results/class/, kept until the files or "
+                     "options change)")
     p.add_argument("--work-dir", metavar="DIR",
-                   help="with --submission: where submissions are staged and built, outside the kit; a "
-                   "relative path is taken from the kit's root, like --build-dir "
-                   "(default: ${XDG_CACHE_HOME:-~/.cache}/labkit/<hash of the kit's path>/submissions)")
+                   help="with --submission: grade-all's --work-dir (where submissions are staged and built)")
     add_compile_timeout(p, "with --submission: ")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run every runner (and compile every submission) without bubblewrap, "
-                   "which is used by default when bwrap starts here; the output, every report and "
-                   "the class files then say 'not sandboxed'")
+                   "which is used by default when bwrap starts here; the output and every report "
+                   "then say 'not sandboxed'")
     p.add_argument("--sanitize", choices=SANITIZER_TOOLS, metavar="TOOL",
                    help="check every GPU variant under compute-sanitizer --tool TOOL (memcheck, "
                    "racecheck, synccheck or initcheck; quick sizes, no timing) in the same sandbox, "
@@ -102,10 +99,8 @@ def make_parser(spec=None):
     p.add_argument("--plots", action="store_true",
                    help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
                    "needs matplotlib)")
-    p.add_argument("--json", metavar="FILE", help="also write every report in one JSON file "
-                   "(with --submission: the class JSON, default results/class.json)")
-    p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size "
-                   "(with --submission: the class CSV, default results/class.csv)")
+    p.add_argument("--json", metavar="FILE", help="also write every report in one JSON file")
+    p.add_argument("--csv", metavar="FILE", help="also write one CSV row per variant and size")
     slurm = p.add_argument_group(
         "Slurm (on a cluster's login node: --slurm runs this same grading, the other options as given, as a "
         "job on a compute node (a GPU node by default); it shows the job's state and the grader's lines as "
@@ -133,11 +128,14 @@ def make_parser(spec=None):
         "  ./labkit grade-all subs/ integral_image --roster roster.csv\n"
         "  ./labkit grade-all subs/ --slurm --partition gpu --account cs149 --gres gpu:1\n"
         "  ./labkit grade-all --single alice.zip\n"
-        "Exit status: 0 when every graded submission has full points, 1 otherwise, 2 for a usage error.")
+        "Exit status: 0 when every submission (with --single, every one named) has full points, 1 otherwise, "
+        "2 for a usage error.")
     p.add_argument("paths", nargs="*", metavar="SUBMISSIONS_DIR [LAB ...]",
                    help="the folder of submissions, then the labs to grade (default: all); with "
                    "--single, only labs")
-    p.add_argument("--single", metavar="PATH", help="grade this one submission (a folder or an archive)")
+    p.add_argument("--single", action="append", metavar="PATH",
+                   help="grade this submission (a folder or an archive) instead of a folder of them; "
+                   "repeat it for several, each one's table printed (`grade LAB --submission PATH ...` is this)")
     p.add_argument("--out", metavar="DIR", help="the class folder (default: results/class)")
     p.add_argument("--jobs", type=positive(int), metavar="N",
                    help=f"build slots, and correctness gradings at once (default here: {default_jobs()})")
@@ -289,6 +287,19 @@ def make_parser(spec=None):
     return parser
 
 
+def as_grade_all(args, grade_all):
+    """The words of grade-all that `grade LAB... --submission PATH...` stands for: `grade-all
+    --single PATH ... -- LAB ...`, every other option given handed on as given (slurm.forwarded_args,
+    through grade's own parser in args.command_parser); one that grade-all does not have is refused."""
+    theirs = {a.dest for a in grade_all._actions}
+    alien = [w for w in forwarded_args(args, left_out=theirs | {"submission"}) if w.startswith("--")]
+    if alien:
+        raise UsageError(f"grade --submission: {', '.join(alien)}: not an option of a class run (grade "
+                         "--submission is grade-all --single PATH ...; see ./labkit grade-all --help)")
+    singles = [w for path in args.submission for w in ("--single", path)]
+    return ["grade-all", *forwarded_args(args, left_out={"help", "submission"}), *singles, "--", *args.labs]
+
+
 def _quiet_stdout():
     """After a broken pipe (./labkit list | head): point stdout at /dev/null, so that the
     interpreter's last flush at exit does not complain about the pipe as well."""
@@ -307,7 +318,7 @@ def add_grader_options(parser, spec, leave_out=()):
 
 
 def add_compile_timeout(parser, when=""):
-    """--compile-timeout, of grade --submission and grade-all alike."""
+    """--compile-timeout, of grade-all (and so of grade --submission)."""
     parser.add_argument("--compile-timeout", type=positive(float), metavar="SEC",
                         help=f"{when}wall-clock limit of a submission's compile, its student files of every "
                         "lab together (the kit's own objects are not counted); past it, the labs not yet "
@@ -382,10 +393,13 @@ def main(argv=None):
             extra = []
         if extra and args.command != "run":
             parser.parse_args(argv)  # the usual "unrecognized arguments" message, exit 2
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        if args.command == "grade" and args.submission:  # one class path: grade-all's
+            args.command_parser = commands["grade"]
+            args = parser.parse_args(as_grade_all(args, commands["grade-all"]))
         args.extra = extra
         # The command's own parser: what it was given is handed on by it (slurm.forwarded_args).
-        args.command_parser = next(a for a in parser._actions
-                                   if isinstance(a, argparse._SubParsersAction)).choices[args.command]
+        args.command_parser = commands[args.command]
         return args.func(args)
 
     try:

@@ -1,10 +1,10 @@
-"""The small subcommands (build, run, list) and the dispatch of `grade` to its three modes."""
+"""The small subcommands (build, run, list) and the dispatch of `grade` to its modes (yours and the
+reference, --sanitize, --slurm). `grade --submission` is grade-all's (cli.as_grade_all)."""
 
 import os
 from pathlib import Path
 
 from .build import build_dir_of, ensure_configured, ninja, open_build
-from .classroom import grade_submissions
 from .grading import grade_default
 from .programs import lab_programs, list_variants, query, runner_options
 from .proc import execute
@@ -23,28 +23,22 @@ def cmd_build(args):
 
 
 def cmd_grade(args):
-    if args.solution and args.submission:
-        raise LabkitError("--solution and --submission exclude each other")
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         check_output_file(path, option)  # before hours of grading, not after
     if args.emulate and args.no_emulate:
         raise UsageError("--emulate and --no-emulate exclude each other")
-    if args.emulate and (args.submission or args.sanitize or args.slurm):
+    if args.emulate and (args.sanitize or args.slurm):
         raise UsageError("--emulate grades this checkout's tree (or --solution) here: not with "
-                         + ("--submission" if args.submission else "--slurm, whose node has a GPU" if args.slurm
-                            else "--sanitize, which watches a GPU"))
-    if args.slurm and (args.submission or args.sanitize):
+                         + ("--slurm, whose node has a GPU" if args.slurm else "--sanitize, which watches a GPU"))
+    if args.slurm and args.sanitize:
         raise UsageError("--slurm grades your own files (or --solution) on a cluster node, without "
-                         "--submission or --sanitize (a class: grade-all --slurm)")
+                         "--sanitize (a class: grade-all --slurm)")
     if args.sanitize:
-        if args.submission:
-            raise LabkitError("--sanitize grades this checkout's tree (or --solution), not --submission")
         return grade_sanitized(args, args.labs, choose(args.no_sandbox))
-    if args.work_dir and not args.submission:
-        raise UsageError("--work-dir is where --submission stages and builds submissions: give both")
+    for option, given in (("--work-dir", args.work_dir), ("--compile-timeout", args.compile_timeout)):
+        if given is not None:
+            raise UsageError(f"{option} is of a class run (grade --submission, grade-all): not of your own files")
     sandbox = choose(args.no_sandbox)
-    if args.submission:
-        return grade_submissions(args, args.labs, sandbox)
     if args.plots and args.no_perf:
         say("--plots: nothing will be drawn, --no-perf times nothing (the plots are of timings)")
     # --slurm: the same grading as a job on a cluster's node, its reports brought back here

@@ -758,22 +758,39 @@ def _safe(results):
     return safe
 
 
+# The class outputs under <out>: the class's own files, then each submission's (submission_files).
+CLASS_FILES = ("gradebook.csv", "junit.xml", "summary.md")
+
+
+def submission_files(out, name):
+    """A submission's class outputs: Gradescope's results.json, the feedback's .md and .json."""
+    return [out / "gradescope" / name / "results.json", out / "feedback" / f"{name}.md", out / "feedback" / f"{name}.json"]
+
+
 def write_class_outputs(out_dir, results, roster=None):
     """Writes gradebook.csv, junit.xml, summary.md, gradescope/<name>/results.json, feedback/<name>.md and
     feedback/<name>.json (the result without private fields) under out_dir, each atomically.
     Returns the paths written."""
     out = Path(out_dir)
     results = _safe(results)
-    files = {out / "gradebook.csv": gradebook_csv(results, roster, _lab_order(results)),
-             out / "junit.xml": junit_xml(results),
-             out / "summary.md": summary_tables(results)}
+    files = dict(zip((out / f for f in CLASS_FILES),
+                     (gradebook_csv(results, roster, _lab_order(results)), junit_xml(results), summary_tables(results))))
     for r in results:
-        files[out / "gradescope" / r["name"] / "results.json"] = json.dumps(gradescope_results(r), indent=2)
-        files[out / "feedback" / f"{r['name']}.md"] = feedback_markdown(r)
-        files[out / "feedback" / f"{r['name']}.json"] = json.dumps(_public(r), indent=2)
+        files.update(zip(submission_files(out, r["name"]), (json.dumps(gradescope_results(r), indent=2),
+                                                           feedback_markdown(r), json.dumps(_public(r), indent=2))))
     for path, text in files.items():
         write_atomic(path, text)
     return list(files)
+
+
+def drop_class_outputs(out_dir, names):
+    """Before a run changes results: the class outputs made from the old ones go (the class's
+    files, and those of each submission in names), so that a run cut short leaves none that
+    looks current; write_class_outputs makes them again from the results there (at the run's
+    end, or `labkit gradebook`)."""
+    out = Path(out_dir)
+    for path in [out / f for f in CLASS_FILES] + [p for name in names for p in submission_files(out, name)]:
+        path.unlink(missing_ok=True)
 
 
 def _percent(r):

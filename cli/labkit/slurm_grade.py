@@ -42,7 +42,8 @@ LOG = "job.log"
 RUN_OUTPUTS = {"json": "run.json", "csv": "run.csv"}
 # grade options never handed to the job: about Slurm, what happens here after the job
 # (--plots, --json, --csv), what this module gives the job (--stage-dir) and the labs
-# (positionals, after --). (commands.cmd_grade refuses --submission and --sanitize with --slurm.)
+# (positionals, after --). (commands.cmd_grade refuses --sanitize with --slurm; --submission is
+# grade-all's, cli.as_grade_all.)
 _LEFT_OUT = slurm.DESTS | {"help", "labs", "plots", "json", "csv", "stage_dir"}
 POLL_S = 2.0  # how often Slurm is asked about the job (one scontrol call)
 READ_S = 0.5  # how often the job's log is read (a file on the shared file system)

@@ -8,7 +8,7 @@ so does each lab's list of the paths used. Links (and folders reached through on
 fifos, sockets, archive members outside the archive and oversized files are refused with a note
 each, and the starter's file stands in for them. Nothing is unpacked: the chosen files' bytes
 are staged as <staged>/<lab>/<file> for a build with -Dsubmission=<staged>, in a work folder
-outside the kit (classroom.work_dir_of)."""
+outside the kit (batch.work_dir_of)."""
 
 import errno
 import os
