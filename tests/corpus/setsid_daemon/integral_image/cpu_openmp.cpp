@@ -1,6 +1,6 @@
 // CORPUS setsid_daemon — correct code that, at its first call, leaves a daemon behind: fork,
 // setsid, fork again, close every inherited descriptor. Before detaching it notes where the
-// class files go (the --csv/--json of its ancestors' command lines) and where the kit is (their
+// class files go (the --out's gradebook.csv, --csv or --json of its ancestors' command lines) and where the kit is (their
 // working folders). The daemon waits until grading has written the class files, then overwrites
 // them, overwrites the kit's results/class.csv and class.json, and drops a file into the kit's
 // labs/ folder; it then lingers for 2 more minutes. This once turned an honest student's 100
@@ -63,7 +63,7 @@ bool exists(const std::string& p) {
     return ::stat(p.c_str(), &s) == 0;
 }
 
-bool is_kit(const std::string& dir) { return exists(dir + "/labkit") && exists(dir + "/labs") && exists(dir + "/grader"); }
+bool is_kit(const std::string& dir) { return exists(dir + "/labkit") && exists(dir + "/labs") && exists(dir + "/harness"); }
 
 struct Targets {
     std::vector<std::string> class_files, kits;
@@ -79,6 +79,9 @@ Targets find_targets() {
             if (args[i] == "--csv" || args[i] == "--json") {
                 const std::string& f = args[i + 1];
                 t.class_files.push_back(f[0] == '/' || cwd.empty() ? f : cwd + "/" + f);
+            } else if (args[i] == "--out") {  // grade-all's class folder
+                const std::string& f = args[i + 1];
+                t.class_files.push_back((f[0] == '/' || cwd.empty() ? f : cwd + "/" + f) + "/gradebook.csv");
             }
     }
     return t;

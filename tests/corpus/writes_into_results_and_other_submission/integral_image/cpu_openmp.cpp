@@ -1,5 +1,5 @@
 // CORPUS writes_into_results_and_other_submission — correct code that, at its first call, tries
-// to write everywhere it can find: the class files (its ancestors' --csv/--json), the kit's
+// to write everywhere it can find: the class files (its ancestors' --out, --csv/--json), the kit's
 // results/ (class files, <lab>-solution.json, other submissions' reports), other submissions'
 // staged sources (in the kit's build-submissions/ or its ancestors' --work-dir), relative paths
 // such as ../../results/..., a new file in the kit's labs/ and results/ folders, and files in
@@ -102,7 +102,7 @@ void overwrite_under(const fs::path& dir, Keep keep, int max_depth = 4) {
 bool ours(const fs::path& p) { return p.string().find("/corpus-") != std::string::npos; }
 
 void attack() {
-    std::vector<fs::path> kits, class_files, work_dirs;
+    std::vector<fs::path> kits, class_files, work_dirs, out_dirs;
     add_kits_above(fs::current_path(), kits);
     add_kits_above(fs::path(link_of("/proc/self/exe")).parent_path(), kits);
     for (int pid = ::getppid(), depth = 0; pid > 1 && depth < 8; pid = parent_of(pid), ++depth) {
@@ -113,9 +113,14 @@ void attack() {
             const fs::path value = fs::path(args[i + 1]).is_absolute() ? fs::path(args[i + 1]) : cwd / args[i + 1];
             if (args[i] == "--csv" || args[i] == "--json") class_files.push_back(value);
             if (args[i] == "--work-dir") work_dirs.push_back(value);
+            if (args[i] == "--out") out_dirs.push_back(value);  // grade-all's class folder
         }
     }
     for (const auto& f : class_files) overwrite(f);
+    for (const auto& o : out_dirs) {
+        overwrite(o / "gradebook.csv");
+        overwrite_under(o, ours, 6);  // results/corpus-*.json, submissions/corpus-*/, feedback/corpus-*
+    }
     for (const char* rel : {"results/class.csv", "results/class.json", "../results/class.csv", "../../results/class.csv",
                             "../../../results/class.csv", "../../../../results/class.csv"})
         overwrite(rel);
@@ -126,6 +131,7 @@ void attack() {
         for (const auto& e : fs::directory_iterator(kit / "results", ec))
             if (e.path().extension() == ".json" && e.is_regular_file(ec)) overwrite(e.path());  // <lab>-solution.json
         overwrite_under(kit / "results/submissions", ours);
+        overwrite_under(kit / "results/class", ours, 6);  // grade-all's default --out
         overwrite_under(kit / "build-submissions", [](const fs::path& p) {
             return ours(p) && p.string().find("/src/") != std::string::npos;
         });
