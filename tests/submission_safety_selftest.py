@@ -160,7 +160,7 @@ def test_work_dir(tmp):
 
 
 def test_atomic_write(tmp):
-    path = Path(tmp) / "out" / "class.csv"
+    path = Path(tmp) / "out" / "gradebook.csv"
     write_atomic(path, "old\n")
     os.chmod(path, 0o640)
     write_atomic(path, b"new\n")
@@ -170,7 +170,7 @@ def test_atomic_write(tmp):
         write_atomic(path, 12345)  # fails half-way: cannot write a number
     except TypeError:
         pass
-    expect(path.read_text() == "new\n" and sorted(p.name for p in path.parent.iterdir()) == ["class.csv"],
+    expect(path.read_text() == "new\n" and sorted(p.name for p in path.parent.iterdir()) == ["gradebook.csv"],
            "a write that fails leaves the old file and no temporary file")
 
 

@@ -107,7 +107,7 @@ def find_submissions(args):
         paths = [Path(s).expanduser() for s in args.single]
         for given, path in zip(args.single, paths):
             if not path.exists():
-                raise UsageError(f"--single {given}: no such file or folder")
+                raise UsageError(f"submission {given}: no such file or folder")
     else:
         root = kit_path(args.submissions) if not Path(args.submissions).is_absolute() else Path(args.submissions)
         if not root.is_dir():
