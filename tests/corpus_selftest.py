@@ -702,8 +702,8 @@ def evaluate(entry, group, build_dir, work_dir, tmp, kit_variants):
 
 def texts_of(entry, row, group, dirs):
     """(where, text) of everything that reports on this submission: its result, its gradebook row,
-    its feedback and Gradescope files, the class's summary.md and junit.xml, labkit's lines on it
-    and its table there, and the files of dirs."""
+    its section of summary.md and its testsuites of junit.xml, its feedback and Gradescope files,
+    labkit's lines on it and its table there, and the files of dirs."""
     yield "its result", json.dumps(row, ensure_ascii=False)
     out, name = group.out, entry.sub_name
     for f in (out / "gradebook.csv", out / "summary.md", out / "junit.xml", out / "feedback" / f"{name}.md",
@@ -712,9 +712,7 @@ def texts_of(entry, row, group, dirs):
             text = f.read_text(errors="replace")
         except OSError:
             continue
-        if f.name == "gradebook.csv":
-            text = "\n".join(l for l in text.splitlines() if l.startswith(name + ","))
-        yield str(f.relative_to(out)), text
+        yield str(f.relative_to(out)), own_part(text, f.name, name)
     try:
         log = group.log.read_text(errors="replace")
         start = log.find(f"=== submission {name} ")
@@ -726,6 +724,29 @@ def texts_of(entry, row, group, dirs):
     for d in dirs:
         for f, text in text_files([d]):
             yield str(f.relative_to(d.parent)), text
+
+
+def own_part(text, file_name, name):
+    """A submission's part of a class file: its gradebook.csv row, its summary.md section (its
+    name heading, Markdown-escaped), its junit.xml testsuites; another file whole."""
+    if file_name == "gradebook.csv":
+        return "\n".join(l for l in text.splitlines() if l.startswith(name + ","))
+    if file_name == "summary.md":
+        sections, mine = [], False
+        for line in text.splitlines():
+            if line.startswith("## "):
+                mine = line[3:].replace("\\", "").startswith(name + ":")
+            if mine:
+                sections.append(line)
+        return "\n".join(sections)
+    if file_name == "junit.xml":
+        parts, start = [], text.find(f'<testsuite name="{name}.')
+        while start >= 0:
+            end = text.find("</testsuite>", start)
+            parts.append(text[start:end if end >= 0 else len(text)])
+            start = text.find(f'<testsuite name="{name}.', start + 1)
+        return "\n".join(parts)
+    return text
 
 
 # ---- what the run left behind -------------------------------------------------------------------
