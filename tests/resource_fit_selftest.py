@@ -185,7 +185,10 @@ def main():
         runner = args.build_dir / lab["solution_runner"]
         stubs = stub_names(runner)
         listed, _ = runner_lines(runner, "list")
-        gpu_rows = [(r[1], r[2]) for r in listed if len(r) >= 4 and r[0] == "variant" and r[3] == "gpu"]
+        # The peers (kit/peers.cu) are left out: a library's dispatch sizes its own launches for the
+        # device it finds, and without a GPU it stops before launching anything.
+        gpu_rows = [(r[1], r[2]) for r in listed
+                    if len(r) >= 4 and r[0] == "variant" and r[3] == "gpu" and r[5:6] != ["peer"]]
         tasks = [(exercise, variant, cc) for exercise, variant in gpu_rows for cc in archs]
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             runs = list(pool.map(lambda t: runner_lines(runner, "dry", t[0], t[1], "--as", str(t[2])), tasks))

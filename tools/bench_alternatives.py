@@ -17,9 +17,9 @@
          device (no host sync), nppiLUTPalette_8u_C1R_Ctx: one pipeline, timed whole; checked equal.
     CPU: OpenCV's cv2.equalizeHist (its own rounding: timed, not compared).
     The histogram alone ("histogram-only" rows, also on a single-valued image, the kit's `full`):
-    GPU: NPP's nppiHistogramEven_8u_C1R_Ctx, and CUB's DeviceHistogram::HistogramEven through cupy's
-         binding (cupy.cuda.cub.device_histogram; the CUB kernels that ran are listed under `via`,
-         as torch.profiler saw them); both checked equal to numpy's bincount.
+    GPU: NPP's nppiHistogramEven_8u_C1R_Ctx, checked equal to numpy's bincount.
+    CUB is not here: the lab's own peer, peer-cub (labs/histogram_equalization/kit/peers.cu), calls
+    DeviceHistogram::HistogramEven with 32-bit counters from C++, in the grader's run.
   --lab convolution, a float32 image (the `random` pattern, 0..255), the kit's timed filters: the
   Gaussians gaussian:K for each K of --ks (default 3,5,9,15,25), mirror border (reflect-101: no
   repeated edge pixel), output clamped to [0, 255]
@@ -431,36 +431,6 @@ def histogram_npp(sizes, runs, patterns):
     return out
 
 
-def histogram_cub(sizes, runs, patterns):
-    """cub::DeviceHistogram::HistogramEven through cupy's own binding, cupy.cuda.cub.device_histogram
-    with an int level count (the path cupy.bincount takes under CUPY_ACCELERATORS=cub, minus bincount's
-    two host syncs): LEVELS + 1 levels 0..LEVELS, int64 bins as cupy.bincount passes them."""
-    import numpy as np
-    import torch
-    import cupy
-    from cupy.cuda import cub
-    out = {**torch_device(torch), "cupy": cupy.__version__, "ms": {},
-           "note": "the histogram alone (not the lab's output): cub::DeviceHistogram::HistogramEven via "
-                   "cupy.cuda.cub.device_histogram(x, bins, 257), levels 0..256, int64 bins; timed: CUB's init and "
-                   "sweep kernels (its scratch comes from cupy's pool, no cudaMalloc), kernels only",
-           "floor_bytes_per_pixel": HISTOGRAM_FLOOR_BPP}
-    bins = cupy.empty(LEVELS, dtype=cupy.int64)
-    # cupy and torch both launch on the legacy default stream, the one torch's events time.
-    for pattern in patterns:
-        for n in sizes:
-            host = image(np, n, pattern)
-            x = cupy.asarray(host).ravel()
-            f = lambda: cub.device_histogram(x, bins, LEVELS + 1)
-            try:
-                f()
-            except TypeError as e:  # cupy < 13: device_histogram(x, edges, y), HistogramRange only
-                raise RuntimeError(f"cupy {cupy.__version__} has no HistogramEven path in cupy.cuda.cub ({e})")
-            out["ms"][f"{HISTOGRAM_ROW} {pattern} {n}"] = gpu_median_ms(torch, f, runs)
-            check_bins(np, cupy.asnumpy(bins), host, "CUB")
-    out["via"] = cub_kernels(torch, f)
-    return out
-
-
 # ---- Lab 3 ---------------------------------------------------------------------------------
 CHECK_SHAPE = (263, 509)  # rows x columns of the correctness check: small, odd, not square
 MAX_VALUE = 255.0         # the output is clamped to [0, 255]
@@ -762,8 +732,7 @@ def main():
                  "npp_histogram_lut_gpu": lambda: histeq_npp(sizes, a.runs, patterns),
                  "opencv_cuda_gpu": lambda: histeq_opencv_cuda(sizes, a.runs, patterns),
                  "opencv_cpu": lambda: histeq_opencv(sizes, a.runs, patterns),
-                 "npp_histogram_only_gpu": lambda: histogram_npp(sizes, a.runs, histogram_patterns),
-                 "cub_histogram_only_gpu": lambda: histogram_cub(sizes, a.runs, histogram_patterns)}
+                 "npp_histogram_only_gpu": lambda: histogram_npp(sizes, a.runs, histogram_patterns)}
     results = {}
     for name, fn in tools.items():
         try:

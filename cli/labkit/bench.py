@@ -1,13 +1,15 @@
 """`labkit bench --peers`: the kit's variants and the libraries a user would otherwise pick, timed
 in one run on this machine, as ratios.
 
-For each lab: the lab's grader checks the variants (all, or --variants) on the quick awkward
-sizes and times them (kernels only, CUDA events, L2 flushed, the median; CPU variants at their best thread
-count); then tools/bench_alternatives.py times the peers present here (NPP, PyTorch, OpenCV:
-each checked against the lab's contract before it is timed; a missing one is a note, never a
-number). The table gives, per size, the fastest variant of each step of the handout (gpu-04,
-cpu-openmp, ...) and each peer: its time, its ratio to the kit's fastest GPU variant
-and its % of copy bandwidth on the lab's floor (GPU only). Results in results/bench/."""
+For each lab: the lab's grader checks the variants (all, or --variants) on the quick awkward sizes
+and times them (kernels only, CUDA events, L2 flushed, the median; CPU variants at their best thread
+count), the lab's own peers among them (kit/peers.cu: rows `peer-LIBRARY` of the solution's runner,
+e.g. CUB called from C++, graded and timed exactly as the kit's variants); then
+tools/bench_alternatives.py times the peers present here (NPP, PyTorch, OpenCV: each checked against
+the lab's contract before it is timed; a missing one is a note, never a number). The table gives,
+per size, the fastest variant of each step of the handout (gpu-04, cpu-openmp, ...) and each peer:
+its time, its ratio to the kit's fastest GPU variant and its % of copy bandwidth on the lab's floor
+(GPU only). Results in results/bench/."""
 
 import json
 import re
@@ -21,6 +23,7 @@ from . import reports
 from .programs import build_grader
 from .sandbox import choose
 from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+from .verdicts import PASS
 
 PEERS_SCRIPT = ROOT / "tools" / "bench_alternatives.py"
 PEERS_TIMEOUT_S = 1800
@@ -84,7 +87,9 @@ def step_of(variant):
 def kit_rows(report, exercise):
     """{(tag, size): {variant: (ms, kind, % copy or None)}} of the lab's main exercise (the one
     the peers compute), the fastest variant of each step of the handout only; the tag is the
-    timing's pattern (when not random) or its parameters, as the peers name their rows."""
+    timing's pattern (when not random) or its parameters, as the peers name their rows. The lab's
+    own peers (kit/peers.cu, rows the grader marks "peer") have the kind "peer"."""
+    peers = {v["name"] for v in report.get("variants", []) if v.get("peer")}
     rows = {}
     for p in report.get("performance", []):
         if p.get("exercise", exercise) != exercise or p.get("width") != p.get("height") \
@@ -97,8 +102,15 @@ def kit_rows(report, exercise):
             continue
         for v in same_step:
             del here[v]
-        here[p["variant"]] = (p["kernel_ms"], p.get("kind", ""), p.get("pct_copy_min_bytes"))
+        here[p["variant"]] = (p["kernel_ms"], "peer" if p["variant"] in peers else p.get("kind", ""),
+                              p.get("pct_copy_min_bytes"))
     return rows
+
+
+def untimed_peers(report):
+    """{peer: note} for each of the lab's own peers that did not pass its check, so was not timed."""
+    return {v["name"]: f"not timed: its check gave {v.get('status')}" + (f" ({v['detail']})" if v.get("detail") else "")
+            for v in report.get("variants", []) if v.get("peer") and v.get("status") != PASS}
 
 
 def table(report, peers):
@@ -106,6 +118,7 @@ def table(report, peers):
     copy = (report.get("environment") or {}).get("copy_gbps") or 0
     bpp = floor_bytes_per_pixel(report, report.get("lab", ""))
     kit, (theirs, notes) = kit_rows(report, report.get("lab", "")), peer_rows(peers)
+    notes.update(untimed_peers(report))
     out = []
     for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):
         tag, n = key

@@ -42,6 +42,7 @@ VariantResult start_result(const RunnerVariant& v) {
     r.summary = v.summary;
     r.kind = v.kind;
     r.reference = v.reference;
+    r.peer = v.peer;
     return r;
 }
 

@@ -153,7 +153,7 @@ struct Commands {
         const Runner runner(program, sandbox, work.path(), timeout);
         for (const auto& v : list_variants(runner, exercises))
             std::printf("%s\t%s\t%s\t%s\t%s\n", v.name.c_str(), v.kind.c_str(), v.summary.c_str(), v.exercise.c_str(),
-                        v.reference ? "reference" : "student");
+                        v.reference ? "reference" : v.peer ? "peer" : "student");
         return 0;
     }
 
@@ -249,7 +249,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
             ->capture_default_str();
     };
 
-    auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise, reference|student");
+    auto* list = app.add_subcommand("list", "the variants, in teaching order: name, kind, summary, exercise, reference|student|peer");
     add_runner(list);
 
     auto* list_files = app.add_subcommand("list-files", "the files a student edits (what a submission hands in)");

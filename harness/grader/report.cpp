@@ -385,6 +385,7 @@ Json json(const Report& r) {
                             {"exercise", res.exercise},
                             {"kind", res.kind},
                             {"reference", res.reference},
+                            {"peer", res.peer},
                             {"status", std::string(status_name(res.status))},
                             {"detail", res.detail},
                             {"cases_passed", res.cases_passed},

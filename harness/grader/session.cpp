@@ -207,7 +207,8 @@ std::vector<RunnerVariant> list_variants(const Runner& runner, const Exercises& 
             find_exercise(exercises, f[0]);  // an unknown exercise is an error, not a row
             for (const auto& v : listed)
                 if (v.name == f[1]) throw std::runtime_error("two runners list a variant '" + f[1] + "'");
-            listed.push_back({f[0], f[1], f[2], f[3], false, program, f[4] == "simulated", f[4] == "emulated"});
+            listed.push_back({f[0], f[1], f[2], f[3], false, program, f[4] == "simulated", f[4] == "emulated",
+                              f[4] == "peer"});
         }
     }
     std::vector<RunnerVariant> variants;

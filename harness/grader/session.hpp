@@ -22,6 +22,7 @@ struct RunnerVariant {
     std::size_t program = 0;  // which of the Runner's programs answers for it
     bool simulated = false;   // a GPU variant its runner runs without a GPU (Numba's CUDA simulator)
     bool emulated = false;    // a GPU variant its runner runs on the CPU (an emulated runner: grade --emulate)
+    bool peer = false;        // a library's row (the lab's peers), not the kit's or the student's code
 };
 
 // The Python track (pyrunner): a second program that answers the same protocol for the

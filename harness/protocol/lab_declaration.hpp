@@ -13,6 +13,10 @@
 //       static constexpr protocol::PictureOption picture = {"radius", "what it changes", 8};
 //       // and the square sizes `grade` times (the kit's by default: harness/protocol/cases.hpp).
 //       static constexpr int perf_sizes[] = {512, 1024, 2048};
+//       // Optional: the peers, what a user would call instead (CUB, NPP), as rows `peer-LIBRARY`
+//       // of the same contracts, defined in kit/peers.cu. Only the solution's runner has them
+//       // (CUDA builds, not emulated): checked and timed like every variant, never scored.
+//       using peers = protocol::ExerciseList<protocol::Exercise<MainContract, peer_variants>>;
 //   };
 //   }
 //

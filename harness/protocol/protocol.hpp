@@ -36,7 +36,8 @@
 //                             per block, dynamic shared memory, the kernel's opt-in (tests only)
 //   runner list               one line per variant: exercise, name, cpu|gpu, summary[, "simulated": a GPU
 //                             variant it runs without a GPU, on a simulator; "emulated": a GPU variant
-//                             an emulated runner runs on the CPU (emulate/, grade --emulate)]
+//                             an emulated runner runs on the CPU (emulate/, grade --emulate); "peer": a
+//                             library's row (the lab's peers, kit/peers.cu), graded and timed, never scored]
 // The Python track's runner (pyrunner) answers the same protocol for a lab's kit/track.py.
 // The runner never sees an expected output or the reference: deciding a verdict, and every
 // report, happen in the grader.

@@ -77,6 +77,7 @@ struct VariantResult {
     std::string exercise, name, summary;
     std::string kind;  // "cpu" or "gpu"
     bool reference = false;
+    bool peer = false;  // a library's row (the lab's peers): compared with, never scored
     Status status = Status::pass;
     std::string detail;
     int cases_passed = 0, cases_failed = 0, cases_total = 0;

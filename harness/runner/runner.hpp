@@ -105,7 +105,8 @@ public:
     using Out = typename C::Out;
     using Params = typename C::Params;
 
-    explicit RunnerExerciseOf(std::span<const Variant<C>> table) : table_(table) {}
+    // peers: the table holds the libraries' rows (Lab::peers), which `list` marks as such.
+    explicit RunnerExerciseOf(std::span<const Variant<C>> table, bool peers = false) : table_(table), peers_(peers) {}
 
     std::string_view name() const override { return C::name; }
 
@@ -113,7 +114,7 @@ public:
         for (const auto& v : table_)
             report.send("variant", std::string(C::name) + "\t" + std::string(v.name) + "\t" +
                                        std::string(target_name(v.target())) + "\t" + std::string(v.summary) +
-                                       (kEmulated && v.target() == Target::gpu ? "\temulated" : ""));
+                                       (peers_ ? "\tpeer" : kEmulated && v.target() == Target::gpu ? "\temulated" : ""));
     }
 
     bool has(const std::string& variant) const override { return find(variant) != nullptr; }
@@ -305,6 +306,7 @@ private:
     }
 
     std::span<const Variant<C>> table_;
+    bool peers_ = false;
     mutable double first_call_ms_ = -1;   // the warm-up of the first measurement: module load included
 };
 
@@ -315,6 +317,15 @@ template <class... E>
 RunnerExercises runner_exercises(ExerciseList<E...>) {
     RunnerExercises list;
     (list.push_back(std::make_unique<RunnerExerciseOf<typename E::Contract>>(E::table())), ...);
+    return list;
+}
+
+// The solution's runner: its exercises, then the lab's peers (Lab::peers), whose tables hold the
+// libraries' rows. An exercise may then appear twice; a variant is found by its exercise and name.
+template <class... E, class... P>
+RunnerExercises runner_exercises(ExerciseList<E...> exercises, ExerciseList<P...>) {
+    RunnerExercises list = runner_exercises(exercises);
+    (list.push_back(std::make_unique<RunnerExerciseOf<typename P::Contract>>(P::table(), true)), ...);
     return list;
 }
 

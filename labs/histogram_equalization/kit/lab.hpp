@@ -11,6 +11,7 @@ namespace histogram_equalization {
 struct Lab {
     static constexpr std::string_view title = "Lab 2, histogram equalization";
     using exercises = protocol::ExerciseList<protocol::Exercise<HistogramEqualization, variants>>;
+    using peers = protocol::ExerciseList<protocol::Exercise<HistogramEqualization, peer_variants>>;
 };
 
 }  // namespace histogram_equalization

@@ -9,5 +9,7 @@
 namespace histogram_equalization {
 
 std::span<const protocol::Variant<HistogramEqualization>> variants();
+// The libraries' version of the same contract (kit/peers.cu), in the solution's runner only.
+std::span<const protocol::Variant<HistogramEqualization>> peer_variants();
 
 }  // namespace histogram_equalization
