@@ -56,6 +56,25 @@ namespace hip
             return r;
         }
 
+        // labkit: the order in which a launch hands its blocks out (position -> block), by the
+        // same schedule: blockIdx order, reversed, or shuffled by the seed. A kernel that takes
+        // its place in a chain from blockIdx instead of from a counter then fails every time,
+        // not only when the OpenMP threads happen to start blocks out of order.
+        inline std::vector<std::int64_t> block_launch_order(std::int64_t n)
+        {
+            std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+            std::iota(order.begin(), order.end(), std::int64_t{0});
+            const auto& s{block_schedule()};
+            if (s.order == Block_order::reversed) {
+                std::reverse(order.begin(), order.end());
+            }
+            else if (s.order == Block_order::shuffled) {
+                std::mt19937_64 g{s.seed};
+                std::shuffle(order.begin(), order.end(), g);
+            }
+            return order;
+        }
+
         // Why a block was abandoned (its threads waited at barriers that none could pass), or null.
         // Sticky until read and cleared by the caller.
         inline std::atomic<const char*>& block_error() noexcept

@@ -553,9 +553,10 @@ namespace hip
         void Tiled_domain::for_each_tile_(
             const F& fn, const std::tuple<Args...>& args) const noexcept
         {
-            // labkit: the blocks in parallel through OpenMP, handed out one at a time in order
-            // (a block that waits for an earlier one, as a single-pass scan's does, finds it
-            // started), instead of std::execution::par_unseq, which needs TBB on GCC.
+            // labkit: the blocks in parallel through OpenMP, handed out one at a time in the
+            // schedule's order (block_launch_order: blockIdx order by default, so a block that
+            // waits for an earlier one finds it started), instead of std::execution::par_unseq,
+            // which needs TBB on GCC.
             const auto first{cbegin()};
             const std::int64_t n{cend() - first};  // blocks (size() counts their threads)
             const auto run_block{make_tile_fn_([&](auto&& tile) noexcept {
@@ -570,9 +571,10 @@ namespace hip
                 Block_scheduler::here().run(
                     count(tile_dimensions()), linear, kernel());
             })};
+            const auto order{block_launch_order(n)};
             #pragma omp parallel for schedule(dynamic, 1)
             for (std::int64_t i = 0; i < n; ++i) {
-                auto it{first + i};  // *it refers into it: it must outlive the call
+                auto it{first + order[static_cast<std::size_t>(i)]};  // *it refers into it: it must outlive the call
                 run_block(*it);
             }
         }
@@ -589,9 +591,10 @@ namespace hip
 
                 std::apply(fn, args);
             })};
+            const auto order{block_launch_order(n)};
             #pragma omp parallel for schedule(dynamic, 1)
             for (std::int64_t i = 0; i < n; ++i) {
-                auto it{first + i};  // *it refers into it: it must outlive the call
+                auto it{first + order[static_cast<std::size_t>(i)]};  // *it refers into it: it must outlive the call
                 run_block(*it);
             }
         }
