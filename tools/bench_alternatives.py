@@ -5,9 +5,8 @@
     GPU: NPP, nppiIntegral_8u32s_C1R_Ctx (through ctypes: int32, the exclusive (W+1) x (H+1)
          layout with a zero first row and column; checked against the inclusive sums).
     GPU: PyTorch, torch.cumsum(torch.cumsum(x, 1), 0) on int32 (two library scans).
-    GPU: CUB, DeviceScan::InclusiveSum through cupy (cupy.cuda.cub): CUB has no per-row scan that cupy
-         reaches, so it scans the flattened uint32 image and subtracts each previous row's end (mod
-         2^32), then does the same on a transpose for the columns (convert and transposes timed).
+    CUB is not here: the lab's own peer, peer-cub (labs/integral_image/kit/peers.cu), scans the rows
+    with DeviceScan::InclusiveSumByKey from C++, in the grader's run.
     CPU: OpenCV's cv2.integral (8-bit in, 32-bit signed out, with its extra zero row and column).
   --lab histogram_equalization, on uniform noise and on a skewed image (90% of the pixels 255)
     GPU: PyTorch, as a user writes it: bincount, cumsum, the LUT by the lab's formula, lut[x];
@@ -49,14 +48,12 @@
 GPU: kernels only (CUDA events), the input already on the device, L2 flushed before every run,
 the median. CPU: wall-clock median. Prints a Markdown table; --json writes the numbers, with each
 new peer's `note` (its conventions and what is timed). Whatever library is missing is reported and
-skipped. NPP is called through ctypes on PyTorch's memory and stream (one NppStreamContext); cupy
-runs on the same legacy default stream.
+skipped. NPP is called through ctypes on PyTorch's memory and stream (one NppStreamContext).
 """
 import argparse
 import ctypes
 import functools
 import json
-import re
 import statistics
 import subprocess
 import sys
@@ -204,19 +201,6 @@ def pitch(t):
     return t.stride(0) * t.element_size()
 
 
-def cub_kernels(torch, f):
-    """The CUB kernels (cub::Device*Kernel) that f() launches, as torch.profiler (CUPTI, which sees
-    every kernel of the process, cupy's too) names them; how a CUB peer shows it went through CUB."""
-    try:
-        from torch.profiler import ProfilerActivity, profile
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            f()
-            torch.cuda.synchronize()
-        return sorted({m for e in prof.key_averages() for m in re.findall(r"Device\w*Kernel", e.key)})
-    except Exception as e:  # the profiler is a confirmation, not a requirement
-        return [f"(not listed: {type(e).__name__}: {e})"]
-
-
 def integral_npp(sizes, runs):
     """nppiIntegral_8u32s_C1R_Ctx: int32 out, and its own layout, (W+1) x (H+1) with a zero first
     row and column (the exclusive table); out[1:, 1:] is the kit's inclusive table (mod 2^32)."""
@@ -235,46 +219,6 @@ def integral_npp(sizes, runs):
         assert torch.equal(got & 0xFFFFFFFF, want & 0xFFFFFFFF) and not table[0].any() and not table[:, 0].any(), \
             "NPP's table differs from the inclusive sums"
         out["ms"][str(n)] = gpu_median_ms(torch, f, runs)
-    return out
-
-
-def cub_scan_rows(cupy, a):
-    """Inclusive row scans of the C-contiguous uint32 matrix a, in place, by CUB's
-    DeviceScan::InclusiveSum (cupy's binding, cupy.cuda.cub) over the whole flattened matrix, then
-    a fix-up: row i minus the running total at the end of row i-1 (exact mod 2^32, as uint32 wraps)."""
-    from cupy.cuda import cub
-    if cub.cub_scan(a.ravel(), cub.CUPY_CUB_CUMSUM) is None:
-        raise RuntimeError(f"cupy {cupy.__version__}: CUB's scan does not take {a.dtype}")
-    ends = a[:-1, -1:].copy()  # copied first: the fix-up below rewrites those ends too
-    a[1:] -= ends
-    return a
-
-
-def integral_by_cub(cupy, x):
-    rows = cub_scan_rows(cupy, x.astype(cupy.uint32))  # CUB scans in place, in the output's type
-    columns = cub_scan_rows(cupy, cupy.ascontiguousarray(rows.T))  # the columns, as the rows of the transpose
-    return cupy.ascontiguousarray(columns.T)
-
-
-def integral_cub(sizes, runs):
-    """CUB has no segmented (per-row) scan that cupy reaches, so: cub_scan_rows on the uint32 image,
-    a cupy transpose, cub_scan_rows again (the columns), and the transpose back."""
-    import numpy as np
-    import torch
-    import cupy
-    out = {**torch_device(torch), "cupy": cupy.__version__, "ms": {},
-           "note": "CUB DeviceScan::InclusiveSum over the flattened image (cupy.cuda.cub), rows = that minus the "
-                   "previous row's end (uint32, mod 2^32); columns the same on a cupy transpose. Timed: the "
-                   "uint8->uint32 convert, 2 CUB scans, 2 fix-ups, 2 transposes (cupy kernels), kernels only"}
-    # cupy and torch both launch on the legacy default stream, the one torch's events time.
-    for n in sizes:
-        host = image(np, n, "random")
-        x = cupy.asarray(host)
-        f = lambda: integral_by_cub(cupy, x)
-        want = host.astype(np.int64).cumsum(1).cumsum(0) & 0xFFFFFFFF
-        assert np.array_equal(cupy.asnumpy(f()).astype(np.int64), want), "the CUB scans differ from the inclusive sums"
-        out["ms"][str(n)] = gpu_median_ms(torch, f, runs)
-    out["via"] = cub_kernels(torch, f)
     return out
 
 
@@ -712,7 +656,6 @@ def main():
         rows = [str(n) for n in sizes]
         tools = {"npp_integral_gpu": lambda: integral_npp(sizes, a.runs),
                  "torch_cumsum_gpu": lambda: integral_torch(sizes, a.runs),
-                 "cub_flat_scans_gpu": lambda: integral_cub(sizes, a.runs),
                  "opencv_integral_cpu": lambda: integral_opencv(sizes, a.runs)}
     elif a.lab == "convolution":
         rows = None

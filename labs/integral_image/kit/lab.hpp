@@ -14,6 +14,7 @@ struct Lab {
     using exercises = protocol::ExerciseList<protocol::Exercise<IntegralImage, variants>, protocol::Exercise<Transpose, transpose_variants>,
                                            protocol::Exercise<IntegralImage64, variants_64>,
                                            protocol::Exercise<IntegralImageExclusive, exclusive_variants>>;
+    using peers = protocol::ExerciseList<protocol::Exercise<IntegralImage, peer_variants>>;
     static constexpr protocol::PictureOption picture = {
         "radius", "the picture: the input beside its box blur of this radius, computed from the table with four lookups a pixel",
         SatCases::kPictureRadius};

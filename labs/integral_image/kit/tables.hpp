@@ -10,6 +10,8 @@
 namespace integral_image {
 
 std::span<const protocol::Variant<IntegralImage>> variants();
+// The libraries' version of the main exercise (kit/peers.cu), in the solution's runner only.
+std::span<const protocol::Variant<IntegralImage>> peer_variants();
 std::span<const protocol::Variant<Transpose>> transpose_variants();
 std::span<const protocol::Variant<IntegralImage64>> variants_64();
 std::span<const protocol::Variant<IntegralImageExclusive>> exclusive_variants();
