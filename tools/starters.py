@@ -11,7 +11,8 @@ For every lab of meson.build's `labs` and every file of its kit/meson.build's `s
 `python_files`, solutions/<lab>/<file> makes labs/<lab>/<file>. Also made: the manifest
 labs/<lab>/kit/tests/starter.sha256 (tests/starter_guard.py writes it) and the "your files" table
 of labs/<lab>/README.md, between its two `<!-- starters.py ... -->` lines. Never edit a starter:
-edit its solution and run --write.
+edit its solution and run --write. Checked, not made: the files of the handout's table of steps
+(docs/labs/<lab>.md), whose prose is the handout's, are the student files in order.
 
 Markers. C is the file's comment leader (// in .cu and .cpp, # in .py). A marker is a whole
 comment line, indented as you like, so the solution compiles and runs exactly as without them.
@@ -180,10 +181,32 @@ def generate(out):
         manifest = f"labs/{lab}/kit/tests/starter.sha256"
         (out / manifest).parent.mkdir(parents=True, exist_ok=True)
         starter_guard.main(["--write", str(out / manifest), str(out / "labs" / lab)] + student)
+        check_handout(lab, student)
         readme = f"labs/{lab}/README.md"
         (out / readme).write_text(readme_table(ROOT / readme, rows))
         made += [manifest, readme]
     return made
+
+
+HANDOUT_TABLE = "| Step | File"  # how the handout's table of steps begins (docs/labs/<lab>.md)
+
+
+def check_handout(lab, student):
+    """The handout's table of steps is prose written by hand (what each step asks, what it
+    unlocks), but its files are the lab's: they must be kit/meson.build's student_files, in order."""
+    handout = ROOT / "docs" / "labs" / f"{lab}.md"
+    lines = handout.read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(HANDOUT_TABLE)), None)
+    if start is None:
+        raise Error(f"{rel(handout)}: no table of steps (a line starting `{HANDOUT_TABLE}`)")
+    listed = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        listed += re.findall(r"`([^`]+)`", line.split("|")[2])
+    if listed != student:
+        raise Error(f"{rel(handout)}:{start + 1}: its table of steps lists {', '.join(listed)}; the lab's student files "
+                    f"(labs/{lab}/kit/meson.build) are {', '.join(student)}: give each file its row, in that order")
 
 
 def first_difference(old, new):
