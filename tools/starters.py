@@ -188,7 +188,7 @@ def generate(out):
     return made
 
 
-HANDOUT_TABLE = "| Step | File"  # how the handout's table of steps begins (docs/labs/<lab>.md)
+HANDOUT_TABLE = "| Step | File"  # how the handout's table of steps begins, in any case (docs/labs/<lab>.md)
 
 
 def check_handout(lab, student):
@@ -196,7 +196,7 @@ def check_handout(lab, student):
     unlocks), but its files are the lab's: they must be kit/meson.build's student_files, in order."""
     handout = ROOT / "docs" / "labs" / f"{lab}.md"
     lines = handout.read_text().splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(HANDOUT_TABLE)), None)
+    start = next((i for i, line in enumerate(lines) if line.lower().startswith(HANDOUT_TABLE.lower())), None)
     if start is None:
         raise Error(f"{rel(handout)}: no table of steps (a line starting `{HANDOUT_TABLE}`)")
     listed = []
