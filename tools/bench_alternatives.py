@@ -28,11 +28,8 @@
          cuDNN picks its algorithm (cudnn.benchmark = True, warmed up before the timing) and TF32
          is OFF for convolutions (cudnn.allow_tf32 = False, and cudnn.conv.fp32_precision = 'ieee'
          where torch has it): a float32 comparison, as the kit's float32 sums.
-    GPU: NPP, nppiFilter_32f_C1R_Ctx (k x k) and nppiFilterRow_32f_C1R_Ctx + nppiFilterColumn_32f_C1R_Ctx
-         (the taps). NPP convolves (the kernel "in reverse order"), so it gets the reversed kernel;
-         anchor (k//2, k//2); it reads outside its ROI, so the source is padded by the torch peers'
-         F.pad 'reflect' (timed, with the clamp_). An asymmetric ramp filter, checked too, shows
-         whether the flip and the anchor are right.
+    NPP is not here: the lab's own peers, peer-npp and peer-npp-separable
+    (labs/convolution/kit/peers.cu), call its filters from C++, in the grader's run.
     CPU: OpenCV's cv2.filter2D (the k x k weights) and cv2.sepFilter2D (the 1D taps), both with
          BORDER_REFLECT_101, then np.clip; cv2.getNumThreads() is recorded.
     CPU: OpenCV's cv2.GaussianBlur(x, (k, k), sigma, sigma, BORDER_REFLECT_101): OpenCV makes the
@@ -58,7 +55,6 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -147,10 +143,6 @@ def npp_library(name):
 # NPP's structures (nppdefs.h), passed by value.
 class NppiSize(ctypes.Structure):
     _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int)]
-
-
-class NppiPoint(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int)]
 
 
 class NppStreamContext(ctypes.Structure):
@@ -419,31 +411,14 @@ def correlate_reference(np, x, w2d):
     return np.clip(ref, 0, MAX_VALUE), how
 
 
-def ramp_taps(np, k):
-    """1, 2, ..., k normalized: an asymmetric filter, so a flipped kernel or a shifted anchor shows."""
-    taps = np.arange(1, k + 1, dtype=np.float64)
-    return (taps / taps.sum()).astype(np.float32)
-
-
 @functools.lru_cache(maxsize=None)
-def conv_case(np, k, asymmetric=False):
+def conv_case(np, k):
     """The filter gaussian:k as the kit makes it (its 1D taps, its k x k float32 weights, its sigma),
-    the check image (fractions, 0..255), its reference, and the kit's tolerance for that filter.
-    asymmetric: the ramp's products instead of the Gaussian (a convention probe, not a kit filter),
-    handed to the grader as a filter file."""
-    with tempfile.TemporaryDirectory() as tmp:
-        if asymmetric:
-            g = ramp_taps(np, k)
-            spec = Path(tmp) / "ramp.txt"  # every float32 product written exactly (9 digits)
-            spec.write_text("".join(" ".join(f"{w:.9g}" for w in row) + "\n" for row in np.outer(g, g)))
-            spec = f"file:{spec}"
-        else:
-            spec = f"gaussian:{k}"
-        facts = contract("convolution", CHECK_SHAPE[1], CHECK_SHAPE[0], filter=spec)[0]
+    the check image (fractions, 0..255), its reference, and the kit's tolerance for that filter."""
+    facts = contract("convolution", CHECK_SHAPE[1], CHECK_SHAPE[0], filter=f"gaussian:{k}")[0]
     params = facts["params"]
     w2d = np.array(params["weights"], dtype=np.float32).reshape(k, k)
-    if not asymmetric:
-        g = np.array(params["row"], dtype=np.float32)
+    g = np.array(params["row"], dtype=np.float32)
     x = (np.random.default_rng(1).random(CHECK_SHAPE) * MAX_VALUE).astype(np.float32)
     want, how = correlate_reference(np, x, w2d)
     return {"taps": g, "w2d": w2d, "sigma": (params.get("sigma") or [None])[0], "x": x, "want": want,
@@ -539,79 +514,6 @@ def conv_opencv(sizes, ks, runs, how):
     return out
 
 
-PROBE_K = 5  # the asymmetric probe's size: odd as the kit's filters, and past 3 so an off-by-one anchor shows
-
-
-def npp_conv_fn(torch, F, case, separable):
-    """NPP's float32 filters as conv_torch_fn's callable, x (1, 1, H, W) -> (1, 1, H, W). NPP's
-    conventions, and what is done about each: it CONVOLVES (the kernel is stored "in reverse order"),
-    so it is given the reversed taps and computes the lab's correlation; the anchor (r, r) with
-    r = k // 2 centres the odd k x k window; it reads outside the ROI without any border handling,
-    so the source is padded first, by r with the mirror border (torch's F.pad 'reflect', the torch
-    peers' pad: NPP's FilterBorder has no mirror border), and the ROI starts r pixels in."""
-    k = case["taps"].size
-    r = k // 2
-    f32 = lambda a: torch.from_numpy(a.copy()).cuda()  # a C-contiguous copy: torch takes no reversed view
-    args = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, NppiSize, ctypes.c_void_p]
-    pad = lambda x: F.pad(x, (r, r, r, r), mode="reflect")[0, 0]  # (H + 2r) x (W + 2r), contiguous
-    if separable:
-        taps = f32(case["taps"][::-1])
-        rows = npp_function(torch, "nppif", "nppiFilterRow_32f_C1R_Ctx", *args, ctypes.c_int, ctypes.c_int)
-        columns = npp_function(torch, "nppif", "nppiFilterColumn_32f_C1R_Ctx", *args, ctypes.c_int, ctypes.c_int)
-
-        def run(x):
-            h, w = x.shape[-2:]
-            p = pad(x)
-            tmp, y = x.new_empty((h + 2 * r, w)), x.new_empty((h, w))
-            # every padded row, filtered along x: (H + 2r) x W; then along y: H x W
-            rows(p[:, r:].data_ptr(), pitch(p), tmp.data_ptr(), pitch(tmp), NppiSize(w, h + 2 * r),
-                 taps.data_ptr(), k, r)
-            columns(tmp[r:].data_ptr(), pitch(tmp), y.data_ptr(), pitch(y), NppiSize(w, h), taps.data_ptr(), k, r)
-            return y.clamp_(0, MAX_VALUE).view(1, 1, h, w)
-        return run
-    weights = f32(case["w2d"][::-1, ::-1])
-    filter2d = npp_function(torch, "nppif", "nppiFilter_32f_C1R_Ctx", *args, NppiSize, NppiPoint)
-
-    def run(x):
-        h, w = x.shape[-2:]
-        p = pad(x)
-        y = x.new_empty((h, w))
-        filter2d(p[r:, r:].data_ptr(), pitch(p), y.data_ptr(), pitch(y), NppiSize(w, h), weights.data_ptr(),
-                 NppiSize(k, k), NppiPoint(r, r))
-        return y.clamp_(0, MAX_VALUE).view(1, 1, h, w)
-    return run
-
-
-def conv_npp(sizes, ks, runs, separable):
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-    what = ("nppiFilterRow_32f_C1R_Ctx then nppiFilterColumn_32f_C1R_Ctx (the 1D taps)" if separable
-            else "nppiFilter_32f_C1R_Ctx (the k x k weights)")
-    out = {**torch_device(torch), "ms": {}, "check": {},
-           "note": f"{what}. NPP convolves: given the reversed kernel, so it correlates as the lab; anchor "
-                   f"(k//2, k//2); no border handling (it reads outside the ROI): the source padded by k//2 with "
-                   f"the mirror border by torch's F.pad 'reflect', and clamp_ to [0, 255] by torch, both timed "
-                   f"with NPP (kernels only). The 'asymmetric k={PROBE_K}' check (a ramp filter) tests the flip "
-                   f"and the anchor, which the symmetric Gaussians cannot"}
-    out.update(npp_version())
-    fns = {}
-    for k, asymmetric in [(k, False) for k in ks] + [(PROBE_K, True)]:
-        case = conv_case(np, k, asymmetric)
-        fn = npp_conv_fn(torch, F, case, separable)
-        x = torch.from_numpy(case["x"]).cuda().view(1, 1, *CHECK_SHAPE)
-        key = f"asymmetric k={k}" if asymmetric else f"k={k}"
-        out["check"][key] = conv_check(np, case, fn(x)[0, 0].cpu().numpy())
-        out["reference"] = case["reference"]
-        if not asymmetric:
-            fns[k] = fn
-    for n in sizes:
-        x = torch.from_numpy(image(np, n, "random").astype(np.float32)).cuda().view(1, 1, n, n)
-        for k in ks:
-            out["ms"][f"k={k} {n}"] = gpu_median_ms(torch, lambda: fns[k](x), runs)
-    return out
-
-
 def print_convolution(results, sizes, ks):
     """A table per size, rows k, a column per peer; then the check, rows k, each peer's largest error."""
     checked = lambda r, k: r.get("check", {}).get(f"k={k}", {}).get("ok", False)
@@ -632,11 +534,6 @@ def print_convolution(results, sizes, ks):
         tolerance = next((f"{c['tolerance']:.3g}" for c in checks if c), "—")
         print(f"| {k} | " + " | ".join(cells) + f" | {tolerance} |")
     print("(✓: within the kit's tolerance; ✗: over it, and that peer's times are marked ✗ above)")
-    for name, r in results.items():  # checks beyond the kit's filters (NPP's convention probe)
-        for key, c in r.get("check", {}).items():
-            if not key.startswith("k="):
-                print(f"{name}: check {key}: " + ("✓ " if c["ok"] else "✗ ")
-                      + f"{c['max_abs_error']:.3g} (tolerance {c['tolerance']:.3g})")
 
 
 def main():
@@ -664,8 +561,6 @@ def main():
         rows = None
         tools = {"torch_conv2d_gpu": lambda: conv_torch(sizes, ks, a.runs, separable=False),
                  "torch_separable_gpu": lambda: conv_torch(sizes, ks, a.runs, separable=True),
-                 "npp_filter_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=False),
-                 "npp_row_column_gpu": lambda: conv_npp(sizes, ks, a.runs, separable=True),
                  "opencv_filter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, "filter2d"),
                  "opencv_sepfilter2d_cpu": lambda: conv_opencv(sizes, ks, a.runs, "sepfilter2d"),
                  "opencv_gaussianblur_cpu": lambda: conv_opencv(sizes, ks, a.runs, "gaussianblur")}

@@ -85,10 +85,11 @@ def step_of(variant):
 
 
 def kit_rows(report, exercise):
-    """{(tag, size): {variant: (ms, kind, % copy or None)}} of the lab's main exercise (the one
+    """{(tag, size): {variant: (ms, kind, % copy or None, passes)}} of the lab's main exercise (the one
     the peers compute), the fastest variant of each step of the handout only; the tag is the
     timing's pattern (when not random) or its parameters, as the peers name their rows. The lab's
-    own peers (kit/peers.cu, rows the grader marks "peer") have the kind "peer"."""
+    own peers (kit/peers.cu, rows the grader marks "peer") have the kind "peer". passes: the times of
+    the run's passes (labkit::end_stage) when it has more than one, e.g. a peer's padded copy."""
     peers = {v["name"] for v in report.get("variants", []) if v.get("peer")}
     rows = {}
     for p in report.get("performance", []):
@@ -102,8 +103,9 @@ def kit_rows(report, exercise):
             continue
         for v in same_step:
             del here[v]
+        passes = p.get("pass_ms") or []
         here[p["variant"]] = (p["kernel_ms"], "peer" if p["variant"] in peers else p.get("kind", ""),
-                              p.get("pct_copy_min_bytes"))
+                              p.get("pct_copy_min_bytes"), passes if len(passes) > 1 else [])
     return rows
 
 
@@ -123,17 +125,18 @@ def table(report, peers):
     for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):
         tag, n = key
         mine = kit.get(key, {})
-        gpu = [ms for ms, kind, _ in mine.values() if kind == "gpu"]
+        gpu = [ms for ms, kind, _, _ in mine.values() if kind == "gpu"]
         best = min(gpu) if gpu else None
         where = f"{tag + ', ' if tag else ''}{n}²"
-        for v, (ms, kind, pct) in sorted(mine.items(), key=lambda i: i[1][0]):
+        for v, (ms, kind, pct, passes) in sorted(mine.items(), key=lambda i: i[1][0]):
             out.append([where, v, kind, f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
-                        f"{pct:.1f}" if isinstance(pct, (int, float)) else "—"])
+                        f"{pct:.1f}" if isinstance(pct, (int, float)) else "—",
+                        " + ".join(f"{x:.4f}" for x in passes) or "—"])
         for name, (ms, failed, own_bpp) in sorted(theirs.get(key, {}).items(), key=lambda i: i[1][0]):
             floor = own_bpp or bpp
             pct = 100 * floor * n * n / (ms * 1e-3) / 1e9 / copy if name.endswith("_gpu") and floor and copy else None
             out.append([where, name + (" ✗" if failed else ""), "peer", f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
-                        f"{pct:.1f}" if pct is not None else "—"])
+                        f"{pct:.1f}" if pct is not None else "—", "—"])
     return out, notes
 
 
@@ -172,9 +175,11 @@ def cmd_bench(args):
         copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
         title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
                  f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
-        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% of copy bandwidth*"]
+        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% of copy bandwidth*", "passes (ms)†"]
         notes["*"] = ("GPU only: the lab's minimal bytes (read the input once, write the output once) divided "
                       "by the time, against the measured device-to-device copy bandwidth")
+        notes["†"] = ("the run's passes, each timed by CUDA events, where it has more than one (a peer's padded "
+                      "copy is its first pass: see its summary in `./labkit list`)")
         say(title)
         print_table(header, rows)
         for name, note in sorted(notes.items()):

@@ -159,14 +159,14 @@ protocol::Comparison Convolution::comparison_for(const Params& p) {
 }
 
 bool Convolution::applies(std::string_view variant, const Params& p) {
-    return p.filter.separable() || !variant.starts_with(kSeparablePrefix);
+    return p.filter.separable() || !(variant.starts_with(kSeparablePrefix) || variant == kNppSeparablePeer);
 }
 
 double Convolution::flops_per_pixel(std::string_view variant, const Params& p) {
     constexpr double kFlopsPerFma = 2, kPasses = 2;
     const double k = p.filter.size;
     const bool expert = variant == kExpertVariant || variant == kCpuExpertVariant;
-    const bool passes = variant.starts_with(kSeparablePrefix) || (expert && p.filter.separable());
+    const bool passes = variant.starts_with(kSeparablePrefix) || variant == kNppSeparablePeer || (expert && p.filter.separable());
     return passes ? kPasses * kFlopsPerFma * k : kFlopsPerFma * k * k;
 }
 

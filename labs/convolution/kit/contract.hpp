@@ -57,10 +57,10 @@ struct Convolution {
     // bound, whatever the summation order, FMA or not (the handout derives it).
     static protocol::Comparison comparison_for(const Params& p);
 
-    // The separable variants apply to separable filters only.
+    // The separable variants (and NPP's row and column peer) apply to separable filters only.
     static bool applies(std::string_view variant, const Params& p);
 
-    // The direct sum is 2 k^2 FLOP per pixel; a row pass and a column pass, 4 k (04, and both
+    // The direct sum is 2 k^2 FLOP per pixel; a row pass and a column pass, 4 k (04, NPP's pair, and both
     // expert tiers on a separable filter).
     static double flops_per_pixel(std::string_view variant, const Params& p);
     // The report's filter sizes (3, 5) and larger ones: Gaussians, so every variant is timed.
@@ -98,5 +98,8 @@ inline constexpr std::string_view kSeparablePrefix = "gpu-04-separable";
 // The expert tier (optional challenge): every filter, and a separable one on its factors (4k FLOP/px).
 inline constexpr std::string_view kExpertVariant = "gpu-05-expert";
 inline constexpr std::string_view kCpuExpertVariant = "cpu-openmp-expert";  // its OpenMP counterpart
+// The peers (kit/peers.cu): NPP's 2D filter, and its row and column filters on separable filters.
+inline constexpr std::string_view kNppPeer = "peer-npp";
+inline constexpr std::string_view kNppSeparablePeer = "peer-npp-separable";
 
 }  // namespace convolution

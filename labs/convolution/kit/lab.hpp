@@ -11,6 +11,7 @@ namespace convolution {
 struct Lab {
     static constexpr std::string_view title = "Lab 3, 2D kernel convolution";
     using exercises = protocol::ExerciseList<protocol::Exercise<Convolution, variants>>;
+    using peers = protocol::ExerciseList<protocol::Exercise<Convolution, peer_variants>>;
     static constexpr int perf_sizes[] = {512, 1024, 2048, 4096, 8192};  // the report's three sizes, and two larger
 };
 

@@ -9,5 +9,8 @@
 namespace convolution {
 
 std::span<const protocol::Variant<Convolution>> variants();
+// The libraries' rows (kit/peers.cu: NPP), in the solution's runner only; none where the toolkit
+// has no NPP.
+std::span<const protocol::Variant<Convolution>> peer_variants();
 
 }  // namespace convolution
