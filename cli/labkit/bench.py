@@ -12,9 +12,12 @@ its time, its ratio to the kit's fastest GPU variant and its % of copy bandwidth
 (GPU only). Results in results/bench/."""
 
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
+import time
 
 from .build import build_dir_of, make, open_build
 from .grading import run_grader, validate_options, with_options
@@ -39,12 +42,13 @@ _CHECKED_AND_TIMED = dict(sizes="quick", quick=False, no_perf=False, seed=None, 
 BENCH_SETS = frozenset(_CHECKED_AND_TIMED) | {"perf_sizes"}
 
 
-def peers_of(lab, sizes, runs, out, build_dir):
+def peers_of(lab, sizes, runs, out, build_dir, ks=()):
     """tools/bench_alternatives.py for lab, its JSON ({peer: {"ms": {row: ms}, ...}}), or
     {"(peers)": {"error": why}} when it could not run at all. build_dir: whose graders say the
-    lab's facts (its filters, its tolerance)."""
+    lab's facts (its filters, its tolerance). ks: the filter sizes the grader timed (Lab 3's
+    Gaussians), so that the peers time the same ones."""
     cmd = [sys.executable, str(PEERS_SCRIPT), "--lab", lab, "--sizes", sizes, "--runs", str(runs), "--json", str(out),
-           "--build-dir", str(build_dir)]
+           "--build-dir", str(build_dir)] + (["--ks", ",".join(map(str, ks))] if ks else [])
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PEERS_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -71,6 +75,11 @@ def peer_rows(peers):
         failed = sorted(k for k, c in (got.get("check") or {}).items() if isinstance(c, dict) and not c.get("ok"))
         if failed:
             notes[name] = f"output check failed for {', '.join(failed)}: its times are marked ✗"
+        if got.get("thread_use"):
+            t = got["thread_use"]
+            notes[name] = ((notes[name] + "; ") if name in notes else "") + (
+                f"threads, measured on {t['row']}²: {t['ms']:.2f} ms with OpenCV's {t['threads']}, "
+                f"{t['one_thread_ms']:.2f} ms on one ({t['one_thread_ms'] / t['ms']:.1f}× from its threads)")
         for tag, size, ms in peer_times(got):
             # The kit tags its noise timings "" (plot.kit_rows); a peer may name the pattern.
             key = ("" if tag == "random" else tag, size)
@@ -85,7 +94,7 @@ def step_of(variant):
 
 
 def kit_rows(report, exercise):
-    """{(tag, size): {variant: (ms, kind, % copy or None, passes)}} of the lab's main exercise (the one
+    """{(tag, size): {variant: (ms, kind, % copy or None, passes, e2e ms)}} of the lab's main exercise (the one
     the peers compute), the fastest variant of each step of the handout only; the tag is the
     timing's pattern (when not random) or its parameters, as the peers name their rows. The lab's
     own peers (kit/peers.cu, rows the grader marks "peer") have the kind "peer". passes: the times of
@@ -105,7 +114,7 @@ def kit_rows(report, exercise):
             del here[v]
         passes = p.get("pass_ms") or []
         here[p["variant"]] = (p["kernel_ms"], "peer" if p["variant"] in peers else p.get("kind", ""),
-                              p.get("pct_copy_min_bytes"), passes if len(passes) > 1 else [])
+                              p.get("pct_copy_min_bytes"), passes if len(passes) > 1 else [], p.get("e2e_ms"))
     return rows
 
 
@@ -125,19 +134,93 @@ def table(report, peers):
     for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):
         tag, n = key
         mine = kit.get(key, {})
-        gpu = [ms for ms, kind, _, _ in mine.values() if kind == "gpu"]
-        best = min(gpu) if gpu else None
+        gpu = [(ms, e2e) for ms, kind, _, _, e2e in mine.values() if kind == "gpu"]
+        best, best_e2e = min(gpu) if gpu else (None, None)  # the fastest kernels, and their end-to-end time
+
+        def ratio(ms, on_gpu):  # a GPU time against the kernels; a CPU time against the GPU end to end
+            against = best if on_gpu else best_e2e
+            return f"{ms / against:.2f}" if isinstance(against, (int, float)) and against > 0 else "—"
         where = f"{tag + ', ' if tag else ''}{n}²"
-        for v, (ms, kind, pct, passes) in sorted(mine.items(), key=lambda i: i[1][0]):
-            out.append([where, v, kind, f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
-                        f"{pct:.1f}" if isinstance(pct, (int, float)) else "—",
+        for v, (ms, kind, pct, passes, e2e) in sorted(mine.items(), key=lambda i: i[1][0]):
+            on_gpu = kind != "cpu"
+            out.append([where, v, kind, f"{ms:.4f}", f"{e2e:.4f}" if on_gpu and isinstance(e2e, (int, float)) else "—",
+                        ratio(ms, on_gpu), f"{pct:.1f}" if isinstance(pct, (int, float)) else "—",
                         " + ".join(f"{x:.4f}" for x in passes) or "—"])
         for name, (ms, failed, own_bpp) in sorted(theirs.get(key, {}).items(), key=lambda i: i[1][0]):
             floor = own_bpp or bpp
-            pct = 100 * floor * n * n / (ms * 1e-3) / 1e9 / copy if name.endswith("_gpu") and floor and copy else None
-            out.append([where, name + (" ✗" if failed else ""), "peer", f"{ms:.4f}", f"{ms / best:.2f}" if best else "—",
+            on_gpu = name.endswith("_gpu")
+            pct = 100 * floor * n * n / (ms * 1e-3) / 1e9 / copy if on_gpu and floor and copy else None
+            out.append([where, name + (" ✗" if failed else ""), "peer", f"{ms:.4f}", "—", ratio(ms, on_gpu),
                         f"{pct:.1f}" if pct is not None else "—", "—"])
     return out, notes
+
+
+HEADER = ["image", "variant or peer", "kind", "ms", "e2e ms‡", "÷ kit's fastest GPU§", "% of copy bandwidth*",
+          "passes (ms)†"]
+FOOTNOTES = {
+    "*": "GPU only: the lab's minimal bytes (read the input once, write the output once) divided by the time, "
+         "against the measured device-to-device copy bandwidth",
+    "†": "the run's passes, each timed by CUDA events, where it has more than one (a peer's padded copy is its "
+         "first pass: see its summary in `./labkit list`)",
+    "‡": "the kit's rows and its own peers (kit/peers.cu): the input uploaded from pinned memory, the kernels, "
+         "the output downloaded, timed as one",
+    "§": "a GPU row's kernel time over the fastest GPU variant's; a CPU row's wall time over that variant's "
+         "end-to-end time (what a CPU user would otherwise wait for)",
+}
+
+
+def lab_section(title, rows, notes):
+    """A lab's table as Markdown: its title, the rows and the notes (footnotes last)."""
+    md = [f"**{title}**", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    md += ["| " + " | ".join(r) + " |" for r in rows] + [""]
+    md += [f"- {n}: {t}" for n, t in sorted(notes.items()) if n not in FOOTNOTES]
+    return md + [f"- {n} {t}" for n, t in FOOTNOTES.items()]
+
+
+def gpu_clocks():
+    """The GPU's clocks as nvidia-smi states them (SM and memory: now and at most; the power limit),
+    or why they are not known."""
+    fields = "clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit"
+    try:
+        got = subprocess.run(["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"not known (nvidia-smi: {e})"
+    if got.returncode != 0 or not got.stdout.strip():
+        return f"not known (nvidia-smi said: {(got.stderr or got.stdout).strip()[:200]})"
+    sm, sm_max, mem, mem_max, power = [f.strip() for f in got.stdout.splitlines()[0].split(",")]
+    return f"SM {sm} (at most {sm_max}), memory {mem} (at most {mem_max}), power limit {power}, by nvidia-smi before the run"
+
+
+def page(sections, command, clocks, out_dir, target, started, seconds):
+    """docs/results.md as `bench --peers --page` writes it: the machine, the command, how to read the
+    tables, and each lab's table, all from this run."""
+    env = next((e for _, e, _ in sections if e.get("gpu")), sections[0][1] if sections else {})
+    gpu = (f"{env['gpu']} ({env.get('sms', '?')} SMs, compute {env.get('compute_capability', '?')}, "
+           f"{env.get('gpu_memory_gib', '?')} GiB), driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}"
+           if env.get("gpu") else "none (no CUDA device: the GPU variants were compiled, not timed)")
+    measured = ", ".join(x for x in (f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "",
+                                     f"FP32 FMA {env['fma_gflops']:.0f} GFLOP/s" if env.get("fma_gflops") else "") if x)
+    md = ["# Measured results", "",
+          "<!-- Written by `./labkit bench --peers --page`: run it again rather than edit this file. -->", "",
+          f"Every number below comes from one run of `{command}`, started {started} and lasting "
+          f"{seconds / 60:.1f} minutes. Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
+          "report (`<lab>-bench-solution.json`, with every case and timing) and log, and the Python peers' JSON.", "",
+          f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured {measured}." if measured else "."),
+          f"- **CPU:** {env.get('cpu', '?')}, {env.get('threads', '?')} threads.", "",
+          "**How it was measured.** Each lab's grader checks every variant and peer on the quick sizes, then times "
+          "them on the image sizes shown. GPU times are kernels only: CUDA events around the call, the input already "
+          "on the device, the L2 flushed by a read sweep before every run, the median of 5 to 50 runs after a "
+          "warm-up. \"e2e\" adds the upload from and the download to pinned host memory. CPU times are wall-clock "
+          "medians. Peers named `peer-…` are the lab's own (`kit/peers.cu`: CUB and NPP called from C++), graded and "
+          "timed exactly as the kit's rows; the others (PyTorch, OpenCV, NPP through ctypes) are "
+          "`tools/bench_alternatives.py`'s, each checked against the lab's contract first. Each table keeps the "
+          "fastest configuration of each step of the handout.", "",
+          "Earlier runs, with the Nsight Compute write-ups of the targets they missed, are dated reports in "
+          f"[`measurements/`]({os.path.relpath(ROOT / 'measurements', target.parent)}/).", ""]
+    for lab, _, section in sections:
+        md += [f"## {lab}", ""] + section + [""]
+    return "\n".join(md)
 
 
 def cmd_bench(args):
@@ -149,6 +232,7 @@ def cmd_bench(args):
     sandbox = choose(args.no_sandbox)
     out_dir = kit_path(args.out) if args.out else RESULTS / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
+    sections, clocks, started, clock = [], gpu_clocks(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.monotonic()
     for lab_name in build.select(args.labs):
         lab = build.lab(lab_name)
         target = lab.solution_runner if (lab.solution_runner and not args.student) else lab.runner
@@ -158,7 +242,10 @@ def cmd_bench(args):
         label = "student" if target == lab.runner else "solution"
         grader = build_grader(build, lab)
         # Every variant unless --variants: the table keeps each step's fastest.
-        grading = with_options(args, **_CHECKED_AND_TIMED, perf_sizes=args.sizes, lab_timeout=GRADER_TIMEOUT_S)
+        # The CPU rows on every core only, unless --threads: the table keeps each step's fastest, and a
+        # sweep from one thread would cost minutes at 8192^2.
+        grading = with_options(args, **_CHECKED_AND_TIMED, perf_sizes=args.sizes, lab_timeout=GRADER_TIMEOUT_S,
+                               threads=args.threads or str(os.cpu_count() or 1))
         validate_options(grader, runner, grading, sandbox)
         say(f"=== {lab_name}: the kit's {label} variants ({grading.variants or 'all'}), checked, then timed at "
             f"{args.sizes} ===")
@@ -167,7 +254,8 @@ def cmd_bench(args):
         if not report.get("performance"):
             raise LabkitError(f"{lab_name}: the grader timed nothing (see {rel(out_dir / f'{lab_name}-{label}.log')})")
         say(f"=== {lab_name}: the peers present here (tools/bench_alternatives.py) ===")
-        peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json", build.dir)
+        ks = sorted({int(m.group(1)) for p in report["performance"] if (m := re.fullmatch(r"k=(\d+)", p.get("params") or ""))})
+        peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json", build.dir, ks)
         rows, notes = table(report, peers)
         env = report.get("environment") or {}
         if not env.get("gpu"):
@@ -175,17 +263,19 @@ def cmd_bench(args):
         copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
         title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
                  f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
-        header = ["image", "variant or peer", "kind", "ms", "÷ kit's fastest GPU", "% of copy bandwidth*", "passes (ms)†"]
-        notes["*"] = ("GPU only: the lab's minimal bytes (read the input once, write the output once) divided "
-                      "by the time, against the measured device-to-device copy bandwidth")
-        notes["†"] = ("the run's passes, each timed by CUDA events, where it has more than one (a peer's padded "
-                      "copy is its first pass: see its summary in `./labkit list`)")
         say(title)
-        print_table(header, rows)
+        print_table(HEADER, rows)
         for name, note in sorted(notes.items()):
             say(f"  {name}: {note}")
-        md = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        md += ["| " + " | ".join(r) + " |" for r in rows] + [""] + [f"- {n}: {t}" for n, t in sorted(notes.items())]
+        for mark, note in FOOTNOTES.items():
+            say(f"  {mark} {note}")
+        md = lab_section(title, rows, notes)
         write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
+        sections.append((lab_name, env, md))
         say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json)")
+    if args.page:
+        command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        target = kit_path(args.page)
+        write_atomic(target, page(sections, command, clocks, out_dir, target, started, time.monotonic() - clock) + "\n")
+        say(f"wrote {rel(target)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
     return 0

@@ -216,6 +216,7 @@ def make_parser(spec=None):
                        "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
                        "fastest GPU variant and its % of copy bandwidth on the lab's floor (its minimal bytes: "
                        "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json. "
+                       "The CPU rows run on every core unless --threads. "
                        f"The peers are timed --runs times (default {PEER_RUNS})." + unlisted)
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
     p.add_argument("--peers", action="store_true",
@@ -226,6 +227,8 @@ def make_parser(spec=None):
     p.add_argument("--student", action="store_true", help="time your variants, not the reference solution's")
     p.add_argument("--no-sandbox", action="store_true", help="run the runner without bubblewrap")
     p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
+    p.add_argument("--page", metavar="FILE", help="also write the results page of this run (docs/results.md is "
+                   "written so: the machine, its clocks, the command, and every lab's table)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
