@@ -1,5 +1,9 @@
 #include "labkit/generators.hpp"
 
+#include <algorithm>
+#include <thread>
+#include <vector>
+
 namespace labkit {
 namespace {
 constexpr int kCheckerSquare = 8;        // pixels per checkerboard square side
@@ -8,23 +12,16 @@ constexpr int kLowContrastRange = 40;    // washed-out photo, the input histogra
 constexpr int kLevels = 256;
 constexpr std::uint64_t kSkewedPercent = 90;  // share of the skewed image's pixels that are white
 constexpr std::uint64_t kPercent = 100;
-}  // namespace
+// Rows per thread below which a thread costs more than it saves: a timed 8192^2 image takes about
+// 0.2 s on one core, drawn afresh for every timed run (harness/runner/runner.hpp), so large images
+// are drawn on every core; small ones, on the caller's.
+constexpr int kMinPixelsPerThread = 1 << 20;
 
-std::optional<Pattern> parse_pattern(std::string_view name) {
-    for (const auto& p : kPatterns)
-        if (p.name == name) return p.pattern;
-    return std::nullopt;
-}
-
-std::string_view pattern_name(Pattern pattern) {
-    for (const auto& p : kPatterns)
-        if (p.pattern == pattern) return p.name;
-    return "?";
-}
-
-GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
-    GrayImage img(width, height);
-    for (int y = 0; y < height; ++y) {
+// Rows first..last-1 of the pattern. A pixel is a function of its index and the seed only (mix64
+// is counter-based), so the image is the same however its rows are shared out.
+void fill_rows(GrayImage& img, Pattern pattern, std::uint64_t seed, int first, int last) {
+    const int width = img.width(), height = img.height();
+    for (int y = first; y < last; ++y) {
         for (int x = 0; x < width; ++x) {
             const std::uint64_t index = static_cast<std::uint64_t>(y) * width + x;
             int v = 0;
@@ -52,6 +49,37 @@ GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
             img(x, y) = static_cast<std::uint8_t>(v);
         }
     }
+}
+}  // namespace
+
+std::optional<Pattern> parse_pattern(std::string_view name) {
+    for (const auto& p : kPatterns)
+        if (p.name == name) return p.pattern;
+    return std::nullopt;
+}
+
+std::string_view pattern_name(Pattern pattern) {
+    for (const auto& p : kPatterns)
+        if (p.pattern == pattern) return p.name;
+    return "?";
+}
+
+GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
+    GrayImage img(width, height);
+    const auto rows = [&](int first, int last) { fill_rows(img, pattern, seed, first, last); };
+    const std::size_t pixels = static_cast<std::size_t>(width) * height;
+    const int threads = static_cast<int>(std::clamp<std::size_t>(pixels / kMinPixelsPerThread, 1,
+                                                                 std::max(1u, std::thread::hardware_concurrency())));
+    const int threads_used = std::min(threads, std::max(height, 1));
+    if (threads_used <= 1) {
+        rows(0, height);
+        return img;
+    }
+    std::vector<std::jthread> pool;
+    const int per = (height + threads_used - 1) / threads_used;
+    for (int t = 1; t < threads_used; ++t) pool.emplace_back(rows, std::min(height, t * per), std::min(height, (t + 1) * per));
+    rows(0, std::min(height, per));
+    pool.clear();  // joins every thread: the image is complete
     return img;
 }
 

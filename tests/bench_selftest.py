@@ -23,20 +23,25 @@ LAB = "integral_image"
 
 def check_peer_rows():
     """A peer's "random N" row sits beside the kit's noise row, and a peer that names its own
-    floor (a histogram alone: 1 B/px) is measured against it, not against the lab's."""
+    floor (a histogram alone: 1 B/px) is measured against it, not against the lab's. A CPU row is
+    divided by the fastest GPU variant's end-to-end time; a run's passes are shown."""
     report = {"lab": "histogram_equalization", "environment": {"copy_gbps": 1000.0},
               "performance": [{"exercise": "histogram_equalization", "variant": "gpu-03-aggregated-ks-b256",
                                "kind": "gpu", "width": 1000, "height": 1000, "kernel_ms": 0.004,
-                               "pct_copy_min_bytes": 50.0}],
+                               "e2e_ms": 0.05, "pass_ms": [0.001, 0.003], "pct_copy_min_bytes": 50.0}],
               "variants": [{"name": "cpu-sequential", "exercise": "histogram_equalization", "reference": True}]}
     peers = {"npp_gpu": {"ms": {"random 1000": 0.008}},
-             "hist_gpu": {"ms": {"histogram-only random 1000": 0.001}, "floor_bytes_per_pixel": 1}}
+             "hist_gpu": {"ms": {"histogram-only random 1000": 0.001}, "floor_bytes_per_pixel": 1},
+             "opencv_cpu": {"ms": {"random 1000": 0.1}}}
     rows, _ = peers_table(report, peers)
     by_name = {r[1]: r for r in rows}
     expect(by_name["npp_gpu"][0] == by_name["gpu-03-aggregated-ks-b256"][0] == "1000²",
            "a peer's random row shares the kit's noise row")
-    expect(by_name["npp_gpu"][4] == "2.00", "and gets its ratio to the kit's fastest")
-    expect(by_name["hist_gpu"][5] == "100.0", "a histogram-only peer's % of copy uses its own 1 B/px floor")
+    expect(by_name["npp_gpu"][5] == "2.00", "and gets its ratio to the kit's fastest")
+    expect(by_name["hist_gpu"][6] == "100.0", "a histogram-only peer's % of copy uses its own 1 B/px floor")
+    expect(by_name["opencv_cpu"][5] == "2.00", "a CPU peer is divided by the kit's end-to-end time (0.1 / 0.05)")
+    expect(by_name["gpu-03-aggregated-ks-b256"][4] == "0.0500", "the kit's row shows its end-to-end time")
+    expect(by_name["gpu-03-aggregated-ks-b256"][7] == "0.0010 + 0.0030", "and its passes")
 
 
 def main():
@@ -47,7 +52,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="labkit-bench-") as tmp:
         out = Path(tmp)
         cmd = [str(KIT / "labkit"), "bench", LAB, "--peers", "--sizes", "128,256", "--runs", "3",
-               "--build-dir", str(build), "--out", str(out)]
+               "--build-dir", str(build), "--out", str(out), "--page", str(out / "results.md")]
         proc = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=900)
         text = proc.stdout + proc.stderr
         print(text[-4000:])
@@ -67,6 +72,9 @@ def main():
         else:
             expect("GPU variants were compiled, not timed" in table, "without a GPU, the table says so")
         expect((out / f"{LAB}-bench-solution.json").is_file(), "the grader's report is kept beside the table")
+        page = (out / "results.md").read_text()
+        expect(page.startswith("# Measured results") and "--page" in page and f"## {LAB}" in page and table.strip() in page,
+               "--page writes the results page: the command, and the lab's table as printed")
     print("all ok")
     return 0
 
