@@ -192,9 +192,10 @@ def gpu_clocks():
     return f"SM {sm} (at most {sm_max}), memory {mem} (at most {mem_max}), power limit {power}, by nvidia-smi before the run"
 
 
-def page(sections, command, clocks, out_dir, target, started, seconds):
+def page(sections, labs, command, clocks, out_dir, target, started, seconds):
     """docs/results.md as `bench --peers --page` writes it: the machine, the command, how to read the
-    tables, and each lab's table, all from this run."""
+    tables, and each lab's table, all from this run. labs: how many the run benches (a page written
+    before the last one says so)."""
     env = next((e for _, e, _ in sections if e.get("gpu")), sections[0][1] if sections else {})
     gpu = (f"{env['gpu']} ({env.get('sms', '?')} SMs, compute {env.get('compute_capability', '?')}, "
            f"{env.get('gpu_memory_gib', '?')} GiB), driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}"
@@ -204,7 +205,9 @@ def page(sections, command, clocks, out_dir, target, started, seconds):
     md = ["# Measured results", "",
           "<!-- Written by `./labkit bench --peers --page`: run it again rather than edit this file. -->", "",
           f"Every number below comes from one run of `{command}`, started {started} and lasting "
-          f"{seconds / 60:.1f} minutes. Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
+          f"{seconds / 60:.1f} minutes" + ("" if len(sections) >= labs else
+                                          f" up to the end of lab {len(sections)} of {labs}, where this page was written"
+                                          f" (a run stopped before its end leaves the labs it finished)") + f". Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
           "report (`<lab>-bench-solution.json`, with every case and timing) and log, and the Python peers' JSON.", "",
           f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured {measured}." if measured else "."),
           f"- **CPU:** {env.get('cpu', '?')}, {env.get('threads', '?')} threads.", "",
@@ -233,7 +236,9 @@ def cmd_bench(args):
     out_dir = kit_path(args.out) if args.out else RESULTS / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
     sections, clocks, started, clock = [], gpu_clocks(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.monotonic()
-    for lab_name in build.select(args.labs):
+    selected = build.select(args.labs)
+    for lab_name in selected:
+        lab_clock = time.monotonic()
         lab = build.lab(lab_name)
         target = lab.solution_runner if (lab.solution_runner and not args.student) else lab.runner
         runner, err = make(build.dir, target)
@@ -271,11 +276,15 @@ def cmd_bench(args):
             say(f"  {mark} {note}")
         md = lab_section(title, rows, notes)
         write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
-        sections.append((lab_name, env, md))
-        say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json)")
+        seconds = time.monotonic() - lab_clock
+        sections.append((lab_name, env, [f"Benched in {seconds:.0f} s.", ""] + md))
+        say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
+            f"{seconds:.0f} s")
+        if args.page:  # after every lab: a run cut short still leaves the labs it finished
+            target = kit_path(args.page)
+            command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            write_atomic(target, page(sections, len(selected), command, clocks, out_dir, target, started,
+                                      time.monotonic() - clock) + "\n")
     if args.page:
-        command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        target = kit_path(args.page)
-        write_atomic(target, page(sections, command, clocks, out_dir, target, started, time.monotonic() - clock) + "\n")
-        say(f"wrote {rel(target)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
+        say(f"wrote {rel(kit_path(args.page))}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
     return 0
