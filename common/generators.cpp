@@ -1,6 +1,7 @@
 #include "labkit/generators.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -12,7 +13,7 @@ constexpr int kLowContrastRange = 40;    // washed-out photo, the input histogra
 constexpr int kLevels = 256;
 constexpr std::uint64_t kSkewedPercent = 90;  // share of the skewed image's pixels that are white
 constexpr std::uint64_t kPercent = 100;
-// Rows per thread below which a thread costs more than it saves: a timed 8192^2 image takes about
+// Pixels per thread below which a thread costs more than it saves: a timed 8192^2 image takes about
 // 0.2 s on one core, drawn afresh for every timed run (harness/runner/runner.hpp), so large images
 // are drawn on every core; small ones, on the caller's.
 constexpr int kMinPixelsPerThread = 1 << 20;
@@ -66,19 +67,18 @@ std::string_view pattern_name(Pattern pattern) {
 
 GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
     GrayImage img(width, height);
-    const auto rows = [&](int first, int last) { fill_rows(img, pattern, seed, first, last); };
     const std::size_t pixels = static_cast<std::size_t>(width) * height;
-    const int threads = static_cast<int>(std::clamp<std::size_t>(pixels / kMinPixelsPerThread, 1,
-                                                                 std::max(1u, std::thread::hardware_concurrency())));
-    const int threads_used = std::min(threads, std::max(height, 1));
-    if (threads_used <= 1) {
-        rows(0, height);
+    const int threads = static_cast<int>(std::min<std::size_t>(
+        {pixels / kMinPixelsPerThread, std::thread::hardware_concurrency(), static_cast<std::size_t>(height)}));
+    if (threads <= 1) {
+        fill_rows(img, pattern, seed, 0, height);
         return img;
     }
+    const int per = (height + threads - 1) / threads;
     std::vector<std::jthread> pool;
-    const int per = (height + threads_used - 1) / threads_used;
-    for (int t = 1; t < threads_used; ++t) pool.emplace_back(rows, std::min(height, t * per), std::min(height, (t + 1) * per));
-    rows(0, std::min(height, per));
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(fill_rows, std::ref(img), pattern, seed, std::min(height, t * per), std::min(height, (t + 1) * per));
+    fill_rows(img, pattern, seed, 0, std::min(height, per));
     pool.clear();  // joins every thread: the image is complete
     return img;
 }

@@ -105,18 +105,17 @@ def cpu_median_ms(f, runs):
 THREAD_PROBE_RUNS = 3  # runs of each OpenCV call on one thread, to state how many threads it uses
 
 
-def opencv_thread_use(cv2, row, f):
-    """How many threads one OpenCV call uses, measured: f at OpenCV's thread count and on one thread
-    (cv2.setNumThreads(1)), the medians of a few runs on the row's image. cv2.getNumThreads() alone
-    says what OpenCV may use, not what a call does."""
+def opencv_thread_use(cv2, row, f, ms):
+    """How many threads one OpenCV call uses, measured: ms, f's time on the row's image at OpenCV's
+    thread count (already measured), beside its median on one thread (cv2.setNumThreads(1)).
+    cv2.getNumThreads() alone says what OpenCV may use, not what a call does."""
     threads = cv2.getNumThreads()
-    many = cpu_median_ms(f, THREAD_PROBE_RUNS)
     cv2.setNumThreads(1)
     try:
         one = cpu_median_ms(f, THREAD_PROBE_RUNS)
     finally:
         cv2.setNumThreads(threads)
-    return {"row": row, "threads": threads, "ms": many, "one_thread_ms": one}
+    return {"row": row, "threads": threads, "ms": ms, "one_thread_ms": one}
 
 
 def image(np, n, pattern):
@@ -248,7 +247,7 @@ def integral_opencv(sizes, runs):
     for n in sizes:
         x = image(np, n, "random")
         out["ms"][str(n)] = cpu_median_ms(lambda: cv2.integral(x, sdepth=cv2.CV_32S), runs)
-    out["thread_use"] = opencv_thread_use(cv2, str(n), lambda: cv2.integral(x, sdepth=cv2.CV_32S))
+    out["thread_use"] = opencv_thread_use(cv2, str(n), lambda: cv2.integral(x, sdepth=cv2.CV_32S), out["ms"][str(n)])
     return out
 
 
@@ -308,7 +307,7 @@ def histeq_opencv(sizes, runs, patterns):
         for n in sizes:
             x = image(np, n, pattern)
             out["ms"][f"{pattern} {n}"] = cpu_median_ms(lambda: cv2.equalizeHist(x), runs)
-    out["thread_use"] = opencv_thread_use(cv2, f"{pattern} {n}", lambda: cv2.equalizeHist(x))
+    out["thread_use"] = opencv_thread_use(cv2, f"{pattern} {n}", lambda: cv2.equalizeHist(x), out["ms"][f"{pattern} {n}"])
     return out
 
 
@@ -538,7 +537,7 @@ def conv_opencv(sizes, ks, runs, how):
             case = conv_case(np, k)
             out["ms"][f"k={k} {n}"] = cpu_median_ms(lambda: filt(x, case), runs)
     case = conv_case(np, ks[0])  # the smallest filter: the thread probe's single-thread runs stay short
-    out["thread_use"] = opencv_thread_use(cv2, f"k={ks[0]} {n}", lambda: filt(x, case))
+    out["thread_use"] = opencv_thread_use(cv2, f"k={ks[0]} {n}", lambda: filt(x, case), out["ms"][f"k={ks[0]} {n}"])
     return out
 
 

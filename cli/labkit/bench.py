@@ -237,6 +237,8 @@ def cmd_bench(args):
     out_dir.mkdir(parents=True, exist_ok=True)
     sections, clocks, started, clock = [], gpu_clocks(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.monotonic()
     selected = build.select(args.labs)
+    page_file = kit_path(args.page) if args.page else None
+    command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     for lab_name in selected:
         lab_clock = time.monotonic()
         lab = build.lab(lab_name)
@@ -280,11 +282,9 @@ def cmd_bench(args):
         sections.append((lab_name, env, [f"Benched in {seconds:.0f} s.", ""] + md))
         say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
             f"{seconds:.0f} s")
-        if args.page:  # after every lab: a run cut short still leaves the labs it finished
-            target = kit_path(args.page)
-            command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-            write_atomic(target, page(sections, len(selected), command, clocks, out_dir, target, started,
-                                      time.monotonic() - clock) + "\n")
-    if args.page:
-        say(f"wrote {rel(kit_path(args.page))}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
+        if page_file:  # after every lab: a run cut short still leaves the labs it finished
+            write_atomic(page_file, page(sections, len(selected), command, clocks, out_dir, page_file, started,
+                                         time.monotonic() - clock) + "\n")
+    if page_file:
+        say(f"wrote {rel(page_file)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
     return 0
