@@ -6,6 +6,9 @@
 
 #include <npp.h>
 
+#include <array>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -13,19 +16,35 @@
 
 namespace labkit {
 
+// The device's part of the context is read once per device (its attributes do not change), so a
+// timed run pays only for the stream's: a call costs no device queries.
 inline NppStreamContext npp_context(cudaStream_t stream) {
+    constexpr int kMaxDevices = 64;
+    static std::array<std::optional<NppStreamContext>, kMaxDevices> devices;
+    static std::mutex lock;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
     NppStreamContext c{};
+    {
+        const std::lock_guard<std::mutex> hold(lock);
+        auto& cached = devices.at(static_cast<std::size_t>(device));
+        if (!cached) {
+            NppStreamContext d{};
+            d.nCudaDeviceId = device;
+            int shared = 0;
+            CUDA_CHECK(cudaDeviceGetAttribute(&d.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, device));
+            CUDA_CHECK(cudaDeviceGetAttribute(&d.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+            CUDA_CHECK(cudaDeviceGetAttribute(&d.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, device));
+            CUDA_CHECK(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, device));
+            CUDA_CHECK(cudaDeviceGetAttribute(&d.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor, device));
+            CUDA_CHECK(cudaDeviceGetAttribute(&d.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor, device));
+            d.nSharedMemPerBlock = static_cast<std::size_t>(shared);
+            cached = d;
+        }
+        c = *cached;
+    }
     c.hStream = stream;
-    CUDA_CHECK(cudaGetDevice(&c.nCudaDeviceId));
-    int shared = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&c.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, c.nCudaDeviceId));
-    CUDA_CHECK(cudaDeviceGetAttribute(&c.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, c.nCudaDeviceId));
-    CUDA_CHECK(cudaDeviceGetAttribute(&c.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, c.nCudaDeviceId));
-    CUDA_CHECK(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, c.nCudaDeviceId));
-    CUDA_CHECK(cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor, c.nCudaDeviceId));
-    CUDA_CHECK(cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor, c.nCudaDeviceId));
     CUDA_CHECK(cudaStreamGetFlags(stream, &c.nStreamFlags));
-    c.nSharedMemPerBlock = static_cast<std::size_t>(shared);
     return c;
 }
 

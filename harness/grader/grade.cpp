@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "labkit/table.hpp"
 #include "report.hpp"
@@ -443,15 +447,22 @@ std::uint64_t random_u64() {
 // output can be computed before it starts (in the untimed warm-up, say). After each timed run the
 // grader says whether it checks that run's output: in every measurement, kChecked runs chosen at
 // its `begin` among the first the policy always takes, and each later run with a chance of one in
-// kLaterOneIn; the runner learns it only once the run is over. A kept output is judged at the
-// runner's next line (the file is complete by then), against the input of its run's seed.
+// kLaterOneIn; the runner learns it only once the run is over. A kept output is judged from the
+// runner's next line on (the file is complete by then), against the input of its run's seed.
+// A GPU variant's outputs are judged beside the runner, up to kMostAside at once: its timed
+// region is the GPU's, and a check at 8192^2 (the input drawn again, the reference, the compare)
+// takes seconds that the runner would otherwise wait through. A CPU variant's are judged while
+// the runner waits, as a check beside it would take the cores it is timed on.
 class TimedChecks {
 public:
     static constexpr int kChecked = 2;
     static constexpr std::uint64_t kLaterOneIn = 8;
+    static constexpr unsigned kMostAside = 3;       // each holds the output, the input and the reference's
+    static constexpr unsigned kCoresPerAside = 4;   // and leaves the runner the host's other cores
 
-    TimedChecks(const GraderExercise& ex, const fs::path& answers, double max_flops, int sure_runs)
-        : ex_(ex), answers_(answers), max_flops_(max_flops), sure_runs_(std::max(1, sure_runs)) {}
+    TimedChecks(const GraderExercise& ex, const fs::path& answers, double max_flops, int sure_runs, bool aside)
+        : ex_(ex), answers_(answers), max_flops_(max_flops), sure_runs_(std::max(1, sure_runs)),
+          most_aside_(aside ? std::clamp(std::thread::hardware_concurrency() / kCoresPerAside, 1u, kMostAside) : 0) {}
     const Replies& replies() const { return replies_; }
 
     void begin() {
@@ -489,15 +500,31 @@ public:
         replies_.send(std::to_string(pending_->index));
         return true;
     }
-    // Judges the kept output the runner wrote since its last request: "" or what is wrong.
+    // Judges the kept output the runner wrote since its last request, at once or beside it: ""
+    // or what is wrong with an output whose check has ended (this one's, or an earlier one's).
     std::string judge_pending() {
-        if (!pending_) return "";
-        const fs::path file = answers_ / answer_name(pending_->index);
-        const auto check = ex_.judge_timed(pending_->point, pending_->seed, file, max_flops_);
-        std::error_code ec;
-        fs::remove(file, ec);
+        if (!pending_) return collect(false);
+        auto judge = [this, kept = std::move(*pending_)] {
+            const fs::path file = answers_ / answer_name(kept.index);
+            auto check = ex_.judge_timed(kept.point, kept.seed, file, max_flops_);
+            std::error_code ec;
+            fs::remove(file, ec);
+            return std::move(check.problem);
+        };
         pending_.reset();
-        return check.problem;
+        if (most_aside_ == 0) return judge();
+        std::string problem = collect(aside_.size() >= most_aside_);  // full: wait for the oldest
+        aside_.push_back(std::async(std::launch::async, std::move(judge)));
+        return problem;
+    }
+    // Waits for every check still running beside the runner: "" or the first problem found.
+    std::string finish() {
+        std::string problem;
+        while (!aside_.empty()) {
+            std::string p = collect(true);
+            if (problem.empty()) problem = std::move(p);
+        }
+        return problem;
     }
     int asked() const { return asked_; }  // keep requests of the current measurement
 
@@ -507,6 +534,17 @@ private:
         std::uint64_t seed;
         PerfLine point;
     };
+
+    // The problem of the oldest check beside the runner if it has ended (or, with wait, once it
+    // has): "" when none has, or it found nothing wrong.
+    std::string collect(bool wait) {
+        if (aside_.empty()) return "";
+        auto& oldest = aside_.front();
+        if (!wait && oldest.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return "";
+        std::string problem = oldest.get();
+        aside_.pop_front();
+        return problem;
+    }
     const GraderExercise& ex_;
     fs::path answers_;
     double max_flops_;
@@ -518,6 +556,8 @@ private:
     std::uint64_t seed_ = 0;
     bool seeded_ = false;
     std::optional<Kept> pending_;
+    unsigned most_aside_;                         // 0: every check while the runner waits
+    std::deque<std::future<std::string>> aside_;  // the checks running beside it, oldest first
 };
 
 // Runs `runner time` for one variant. Only a measurement that was asked for, came after its
@@ -548,7 +588,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                     answer_bytes(static_cast<std::uintmax_t>(largest) * largest)};
     call.program = v.program;
     const int policy_runs = o.perf.policy.fixed_runs > 0 ? o.perf.policy.fixed_runs : labkit::RunPolicy::kMinRuns;
-    TimedChecks checks(ex, answers, o.perf.cpu_max_flops, policy_runs);
+    TimedChecks checks(ex, answers, o.perf.cpu_max_flops, policy_runs, v.kind == "gpu");
     call.replies = &checks.replies();
     const auto in = [](const auto& list, const auto& item) { return std::find(list.begin(), list.end(), item) != list.end(); };
     std::vector<PerfLine> lines;
@@ -631,6 +671,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     const bool ended_well = out.end == ChildOutcome::End::exited && out.exit_code == 0;
     if (!ended_well) t.problem = out.last("error").empty() ? out.describe() : out.last("error");
     if (ended_well) wrong(checks.judge_pending());
+    wrong(checks.finish());
     if (v.kind == "cpu")
         if (auto note = idle_threads_note(lines); !note.empty()) t.notes.push_back(std::move(note));
     for (auto& l : lines) {

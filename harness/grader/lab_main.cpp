@@ -17,6 +17,7 @@
 
 #include "grade.hpp"
 #include "labkit/errors.hpp"
+#include "labkit/host_memory.hpp"
 #include "session.hpp"
 
 #ifndef LABKIT_SOURCE_DIR
@@ -215,6 +216,7 @@ struct Commands {
 }  // namespace
 
 int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercises) {
+    labkit::keep_freed_memory();
     CLI::App app{"GPU Labkit grader for " + lab.title + ". It never runs student code itself: it drives a runner\n"
                  "program built from the student's files (--runner) and decides every verdict.",
                  lab.name};

@@ -7,6 +7,7 @@
 
 #include "labkit/errors.hpp"
 #include "labkit/gpu_limits.hpp"
+#include "labkit/host_memory.hpp"
 #include "runner.hpp"
 #if defined(LABKIT_EMULATED)
 #include <cuda_runtime_api.h>  // emulate/include: the block scheduler's schedule
@@ -54,6 +55,7 @@ std::string stub_offset(const void* stub) {
 }
 
 int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
+    labkit::keep_freed_memory();
     CLI::App app{"GPU Labkit runner: runs one variant of the student's (or the solution's) code on the cases the\n"
                  "grader wrote, and hands back answers and timings. Started by the grader, not by people.",
                  argc > 0 ? argv[0] : "runner"};

@@ -33,7 +33,6 @@
 
 #if LABKIT_HAVE_NPP
 #include <algorithm>
-#include <cmath>
 
 #include "labkit/cuda_check.hpp"
 #include "labkit/image_pool.hpp"
@@ -85,7 +84,7 @@ bool needs_clamp(const Filter& f) {
 }
 
 // The input copied into an image of the pool, r pixels wider on every side, with the zero or the
-// mirror border: what NPP's borderless filters read.
+// mirror border: what the border filters then read on its interior, never past its edge.
 Input padded_copy(Input in, int r, Border border, GpuContext& ctx, const NppStreamContext& npp) {
     const auto& image = ctx.images->get<float>(Intermediate::padded, in.width + 2 * r, in.height + 2 * r,
                                                "the padded copy", ctx.stream);
