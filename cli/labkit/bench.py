@@ -88,9 +88,10 @@ def peer_rows(peers):
 
 
 def step_of(variant):
-    """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp), an
-    expert-tier variant being a step of its own (cpu-openmp-expert)."""
-    return "-".join(variant.split("-")[:2]) + ("-expert" if "expert" in variant.split("-")[2:] else "")
+    """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp); each
+    expert-tier variant is a step of its own (cpu-openmp-expert, gpu-05-expert-single-pass)."""
+    words = variant.split("-")
+    return variant if "expert" in words[2:] else "-".join(words[:2])
 
 
 def kit_rows(report, exercise):
@@ -124,11 +125,19 @@ def untimed_peers(report):
             for v in report.get("variants", []) if v.get("peer") and v.get("status") != PASS}
 
 
-def table(report, peers):
-    """The rows of the peers table, and the notes under it."""
+def other_exercises(report):
+    """The lab's exercises besides its main one (the transposes, the exclusive table, ...): no peer
+    computes them."""
+    main = report.get("lab", "")
+    return sorted({p["exercise"] for p in report.get("performance", []) if p.get("exercise", main) != main})
+
+
+def table(report, peers, exercise=None):
+    """The rows of the peers table, and the notes under it; with exercise, the rows of that other
+    exercise of the lab (its name first in the image column), against its own fastest GPU row."""
     copy = (report.get("environment") or {}).get("copy_gbps") or 0
-    bpp = floor_bytes_per_pixel(report, report.get("lab", ""))
-    kit, (theirs, notes) = kit_rows(report, report.get("lab", "")), peer_rows(peers)
+    bpp = floor_bytes_per_pixel(report, exercise or report.get("lab", ""))
+    kit, (theirs, notes) = kit_rows(report, exercise or report.get("lab", "")), peer_rows(peers)
     notes.update(untimed_peers(report))
     out = []
     for key in sorted(set(kit) | set(theirs), key=lambda k: (k[0], k[1])):
@@ -140,7 +149,7 @@ def table(report, peers):
         def ratio(ms, on_gpu):  # a GPU time against the kernels; a CPU time against the GPU end to end
             against = best if on_gpu else best_e2e
             return f"{ms / against:.2f}" if isinstance(against, (int, float)) and against > 0 else "—"
-        where = f"{tag + ', ' if tag else ''}{n}²"
+        where = ", ".join(x for x in (exercise, tag, f"{n}²") if x)
         for v, (ms, kind, pct, passes, e2e) in sorted(mine.items(), key=lambda i: i[1][0]):
             on_gpu = kind != "cpu"
             out.append([where, v, kind, f"{ms:.4f}", f"{e2e:.4f}" if on_gpu and isinstance(e2e, (int, float)) else "—",
@@ -169,10 +178,13 @@ FOOTNOTES = {
 }
 
 
+def markdown_table(rows):
+    return ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
 def lab_section(title, rows, notes):
     """A lab's table as Markdown: its title, the rows and the notes (footnotes last)."""
-    md = [f"**{title}**", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    md += ["| " + " | ".join(r) + " |" for r in rows] + [""]
+    md = [f"**{title}**", ""] + markdown_table(rows) + [""]
     md += [f"- {n}: {t}" for n, t in sorted(notes.items()) if n not in FOOTNOTES]
     return md + [f"- {n} {t}" for n, t in FOOTNOTES.items()]
 
@@ -208,7 +220,7 @@ def page(sections, labs, command, clocks, out_dir, target, started, seconds):
           f"{seconds / 60:.1f} minutes" + ("" if len(sections) >= labs else
                                           f" up to the end of lab {len(sections)} of {labs}, where this page was written"
                                           f" (a run stopped before its end leaves the labs it finished)") + f". Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
-          "report (`<lab>-bench-solution.json`, with every case and timing) and log, and the Python peers' JSON.", "",
+          "report (`<lab>-bench-solution.json`, with every case and timing) and the Python peers' JSON (`<lab>-peers.json`).", "",
           f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured {measured}." if measured else "."),
           f"- **CPU:** {env.get('cpu', '?')}, {env.get('threads', '?')} threads.", "",
           "**How it was measured.** Each lab's grader checks every variant and peer on the quick sizes, then times "
@@ -278,6 +290,12 @@ def cmd_bench(args):
             say(f"  {mark} {note}")
         md = lab_section(title, rows, notes)
         write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
+        others = [r for ex in other_exercises(report) for r in table(report, {}, ex)[0]]
+        if others:
+            say(f"{lab_name}: its other exercises (no peer computes them)")
+            print_table(HEADER, others)
+            md += ["", f"**{lab_name}: its other exercises, the same run** (no peer computes them; the ratio is "
+                       "to the exercise's own fastest GPU row)", ""] + markdown_table(others)
         seconds = time.monotonic() - lab_clock
         sections.append((lab_name, env, [f"Benched in {seconds:.0f} s.", ""] + md))
         say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
