@@ -24,6 +24,7 @@ class Driver:
             from numba.cuda.cudadrv import driver
             self.memset = driver.device_memset
         self.simulated = simulate
+        self._largest = self._result = None  # read_all's reduction, made at its first call
         if not simulate and not cuda.is_available():
             raise RuntimeError("numba.cuda sees no GPU")
 
@@ -35,6 +36,16 @@ class Driver:
             flat.view(np.uint8)[:] = byte  # the simulator's arrays are numpy arrays
         else:
             self.memset(flat, byte, flat.size * flat.dtype.itemsize)  # in order on the default stream
+
+    def read_all(self, flat):
+        """Reads every byte of flat on the device, in order with the kernels (harness.Timer's flush)."""
+        if self.simulated:
+            flat.max()  # the simulator's arrays are numpy arrays
+            return
+        if self._largest is None:  # compiled once, outside any timed region
+            self._largest = self.cuda.reduce(lambda a, b: max(a, b))
+            self._result = self.cuda.device_array(1, dtype=np.int32)
+        self._largest(flat.view(np.int32), res=self._result)  # on the default stream, no wait for the host
 
     def zero(self, array):
         self.fill_bytes(array, 0)
