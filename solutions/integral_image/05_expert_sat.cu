@@ -33,7 +33,7 @@
 //   three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
 // Limits: three launches (about 2 to 3 us each of launch gaps at 8192^2); the image is read
 //   twice (05_expert_single_pass.cu reads it once, with decoupled look-back between bands, and
-//   measured slower on an H100: docs/results.md). Small images are latency-bound like every other variant.
+//   measured slower on an H100: measurements/results-handwritten-2026-11-26.md). Small images are latency-bound like every other variant.
 // Ref: Bilgic, Horn & Masaki 2010, "Efficient integral image computation on the GPU" (tiles,
 //   carries, one write of the table); Merrill & Garland 2016, "Single-pass parallel prefix scan
 //   with decoupled look-back" (the reduce-then-scan structure and its single-pass successor).
