@@ -47,9 +47,9 @@
 //   k = 25); separable, row pass (16 + 2r rounded up to 4) floats per 16k FMAs, column pass 8 + 2r float2 per 16k: 0.4 and 0.64 B per
 //   FMA at k = 25 (1.1 with 4 x 4 patches in both passes, which kept the shared-memory pipe busier
 //   than the FMA pipe). Barriers: direct two per tile; separable two per 32-row chunk.
-// Measured (H100, 8192^2, kernels only, the grader; measurements/results-handwritten-2026-11-26.md): direct 0.195 / 0.207 ms
-//   at k = 3 / 5 (93% and 88% of copy bandwidth), 1.876 ms on disk:25 (44.7 TFLOP/s, 70% of the
-//   FMA rate); separable at k = 9 / 15 / 25: 0.225 / 0.224 / 0.243 ms with strips that fill their
+// Measured (H100, 8192^2, kernels only, the grader; measurements/results-handwritten-2026-11-26.md):
+//   direct 0.195 / 0.207 ms at k = 3 / 5 (93% and 88% of copy bandwidth), 1.876 ms on disk:25
+//   (44.7 TFLOP/s, 70% of the FMA rate); separable at k = 9 / 15 / 25: 0.225 / 0.224 / 0.243 ms with strips that fill their
 //   waves, against 0.225 / 0.238 / 0.251 ms in the same call with 8-chunk strips (5.2 waves at
 //   k = 15 and 25); across three calls, 0.224 to 0.247 ms at k = 15 and 0.243 to 0.262 ms at
 //   k = 25. The version before the double buffer, which loaded each chunk, waited, then computed

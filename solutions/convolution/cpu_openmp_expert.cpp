@@ -8,8 +8,9 @@
 //   border, the same threads) on a 16-core machine, and every other filter as fast as you can
 //   make it. The reference solution reaches it at k = 3 and 5 on 8192x8192; at larger k it has
 //   not been compared in one run, and the kit's build targets baseline x86-64 (SSE2), while
-//   OpenCV picks AVX2 code at run time (measurements/results-handwritten-2026-11-26.md). The grader leaves out CPU calls over
-//   2 GFLOP: it times this variant at 4096x4096 for every Gaussian, at 8192x8192 up to k = 5.
+//   OpenCV picks AVX2 code at run time (measurements/results-handwritten-2026-11-26.md). The grader
+//   leaves out CPU calls over 2 GFLOP: it times this variant at 4096x4096 for every Gaussian, at
+//   8192x8192 up to k = 5.
 //   `./labkit bench convolution --peers --student --variants 'cpu-openmp*' --sizes 4096,8192`
 //   times yours beside OpenCV.
 // starter: solution

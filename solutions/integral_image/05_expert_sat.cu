@@ -33,7 +33,8 @@
 //   three barriers. Shared memory: a 16 x 512 uint32 chunk (32 KB) per block.
 // Limits: three launches (about 2 to 3 us each of launch gaps at 8192^2); the image is read
 //   twice (05_expert_single_pass.cu reads it once, with decoupled look-back between bands, and
-//   measured slower on an H100: measurements/results-handwritten-2026-11-26.md). Small images are latency-bound like every other variant.
+//   measured slower on an H100: docs/results.md). Small images are latency-bound like every other
+//   variant.
 // Ref: Bilgic, Horn & Masaki 2010, "Efficient integral image computation on the GPU" (tiles,
 //   carries, one write of the table); Merrill & Garland 2016, "Single-pass parallel prefix scan
 //   with decoupled look-back" (the reduce-then-scan structure and its single-pass successor).
@@ -469,7 +470,19 @@ __global__ void __launch_bounds__(kThreads, kTileBlocksPerSm)
         }
         __syncthreads();
         // Back out row by row: each warp its row, a contiguous run per store instruction.
-        if (row_inside) {
+        if (row_inside && !packets_out) {
+            // Rows off the 16-byte grid (the exclusive layout): no vectors, but each store
+            // instruction still writes 32 consecutive values, whole sectors but the run's ends.
+            // Lane-strided scalar stores left every sector to be merged in the L2 (its
+            // throughput, not DRAM's, was the limit: measurements/targets-H100-2026-11-27.md).
+            Sum* row = out.row(y);
+#pragma unroll
+            for (int s = 0; s < kLanePixels; ++s) {
+                const int col = s * kWarpSize + lane;
+                if (tile_x + col < in.width)
+                    row[tile_x + col] = column_base[col] + row_base + chunk[warp][swizzled(col)];
+            }
+        } else if (row_inside) {
             Sum* row = out.row(y);
 #pragma unroll
             for (int s = 0; s < kLaneVectors; ++s) {
@@ -534,7 +547,7 @@ void integral_image_expert_64(Input in, Output64 out, GpuContext& ctx) {
 
 // The (W+1) x (H+1) layout is the same table one row down and one column right, behind a row
 // and a column of zeros. Shifted by one element, the rows lose their 16-byte alignment, so the
-// stores go one by one (a limit of this layout here, not of the hardware).
+// tiles are stored a value per lane, 32 consecutive values per store instruction.
 void integral_image_expert_exclusive(Input in, Output out, GpuContext& ctx) {
     const std::size_t row_bytes = (static_cast<std::size_t>(in.width) + 1) * sizeof(u32);
     CUDA_CHECK(cudaMemsetAsync(out.row(0), 0, row_bytes, ctx.stream));

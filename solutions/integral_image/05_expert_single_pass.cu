@@ -39,7 +39,7 @@
 //   for its aggregates; one more release for the inclusive. Shared memory, per block: Wide 160 KB
 //   (the chunk's rows, 128 KB; the warps' column offsets, 32 KB), one block of 512 threads per SM;
 //   Narrow 40 KB (32 + 8), blocks of 256 threads.
-//   Measured with Wide on an H100 at 8192^2 by the grader, kernels only, in one call (measurements/results-handwritten-2026-11-26.md):
+//   Measured with Wide on an H100 at 8192^2 by the grader, kernels only, in one call (docs/results.md):
 //   0.173 ms (65% of copy bandwidth on 5 B/px), against 0.167 ms for the three kernels of
 //   05_expert_sat.cu: the single pass is correct and reads the image once, and is still slower.
 //   Other shapes, same call: bands of 32 rows, two blocks per SM, 0.214 ms; 16 rows, 0.249 ms; a
