@@ -16,6 +16,7 @@ from checks import expect  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit.bench import table as peers_table  # noqa: E402
+from labkit.verdicts import PASS  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent
 LAB = "integral_image"
@@ -42,6 +43,17 @@ def check_peer_rows():
     expect(by_name["opencv_cpu"][5] == "2.00", "a CPU peer is divided by the kit's end-to-end time (0.1 / 0.05)")
     expect(by_name["gpu-03-aggregated-ks-b256"][4] == "0.0500", "the kit's row shows its end-to-end time")
     expect(by_name["gpu-03-aggregated-ks-b256"][7] == "0.0010 + 0.0030", "and its passes")
+    # Each of the lab's own peers is a row of its own, however its name begins; a step keeps its fastest.
+    timing = report["performance"][0]
+    report["performance"] += [dict(timing, variant="gpu-03-aggregated-ks-b512", kernel_ms=0.003),
+                              dict(timing, variant="peer-npp", kernel_ms=0.002),
+                              dict(timing, variant="peer-npp-separable", kernel_ms=0.001)]
+    report["variants"] += [{"name": n, "exercise": "histogram_equalization", "peer": True, "status": PASS}
+                           for n in ("peer-npp", "peer-npp-separable")]
+    names = [r[1] for r in peers_table(report, {})[0]]
+    expect("peer-npp" in names and "peer-npp-separable" in names, "two peers of one library: two rows")
+    expect("gpu-03-aggregated-ks-b512" in names and "gpu-03-aggregated-ks-b256" not in names,
+           "a step of the handout: its fastest configuration only")
 
 
 def main():

@@ -3,7 +3,7 @@ in one run on this machine, as ratios.
 
 For each lab: the lab's grader checks the variants (all, or --variants) on the quick awkward sizes
 and times them (kernels only, CUDA events, L2 flushed, the median; CPU variants at their best thread
-count), the lab's own peers among them (kit/peers.cu: rows `peer-LIBRARY` of the solution's runner,
+count), the lab's own peers among them (labs/<lab>/kit/peers.cu: rows `peer-LIBRARY` of the solution's runner,
 e.g. CUB called from C++, graded and timed exactly as the kit's variants); then
 tools/bench_alternatives.py times the peers present here (NPP, PyTorch, OpenCV: each checked against
 the lab's contract before it is timed; a missing one is a note, never a number). The table gives,
@@ -87,18 +87,19 @@ def peer_rows(peers):
     return rows, notes
 
 
-def step_of(variant):
+def step_of(variant, peers=frozenset()):
     """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp); each
-    expert-tier variant is a step of its own (cpu-openmp-expert, gpu-05-expert-single-pass)."""
+    expert-tier variant and each of the lab's own peers (peers: their names) is a row of its own
+    (cpu-openmp-expert, gpu-05-expert-single-pass, peer-npp-separable)."""
     words = variant.split("-")
-    return variant if "expert" in words[2:] else "-".join(words[:2])
+    return variant if variant in peers or "expert" in words[2:] else "-".join(words[:2])
 
 
 def kit_rows(report, exercise):
     """{(tag, size): {variant: (ms, kind, % copy or None, passes, e2e ms)}} of the lab's main exercise (the one
     the peers compute), the fastest variant of each step of the handout only; the tag is the
     timing's pattern (when not random) or its parameters, as the peers name their rows. The lab's
-    own peers (kit/peers.cu, rows the grader marks "peer") have the kind "peer". passes: the times of
+    own peers (labs/<lab>/kit/peers.cu, rows the grader marks "peer") have the kind "peer". passes: the times of
     the run's passes (labkit::end_stage) when it has more than one, e.g. a peer's padded copy."""
     peers = {v["name"] for v in report.get("variants", []) if v.get("peer")}
     rows = {}
@@ -108,7 +109,7 @@ def kit_rows(report, exercise):
             continue
         tag = p.get("params") or ("" if p.get("pattern", "random") == "random" else p["pattern"])
         here = rows.setdefault((tag, p["width"]), {})
-        same_step = [v for v in here if step_of(v) == step_of(p["variant"])]
+        same_step = [v for v in here if step_of(v, peers) == step_of(p["variant"], peers)]
         if same_step and here[same_step[0]][0] <= p["kernel_ms"]:
             continue
         for v in same_step:
@@ -167,12 +168,12 @@ def table(report, peers, exercise=None):
 HEADER = ["image", "variant or peer", "kind", "ms", "e2e ms‡", "÷ kit's fastest GPU§", "% of copy bandwidth*",
           "passes (ms)†"]
 FOOTNOTES = {
-    "*": "GPU only: the lab's minimal bytes (read the input once, write the output once) divided by the time, "
-         "against the measured device-to-device copy bandwidth",
-    "†": "the run's passes, each timed by CUDA events, where it has more than one (a peer's padded copy is its "
-         "first pass: see its summary in `./labkit list`)",
-    "‡": "the kit's rows and its own peers (kit/peers.cu): the input uploaded from pinned memory, the kernels, "
-         "the output downloaded, timed as one",
+    "*": "GPU only: the lab's floor of bytes per pixel (its contract's minimum, in the table's title) over the "
+         "time, against the device-to-device copy bandwidth measured in the lab's run (in the title too)",
+    "†": "the run's passes, each timed by CUDA events, where it has more than one (`./labkit list` names a "
+         "peer's passes in its summary, e.g. NPP's padded copy before its filter)",
+    "‡": "the kit's rows and its own peers (labs/<lab>/kit/peers.cu): the input uploaded from pinned memory, the "
+         "kernels, the output downloaded, timed as one",
     "§": "a GPU row's kernel time over the fastest GPU variant's; a CPU row's wall time over that variant's "
          "end-to-end time (what a CPU user would otherwise wait for)",
 }
@@ -221,16 +222,17 @@ def page(sections, labs, command, clocks, out_dir, target, started, seconds):
                                           f" up to the end of lab {len(sections)} of {labs}, where this page was written"
                                           f" (a run stopped before its end leaves the labs it finished)") + f". Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
           "report (`<lab>-bench-solution.json`, with every case and timing) and the Python peers' JSON (`<lab>-peers.json`).", "",
-          f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured {measured}." if measured else "."),
+          f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured in the first lab's run {measured} (each table's "
+                                                    f"title gives its own)." if measured else "."),
           f"- **CPU:** {env.get('cpu', '?')}, {env.get('threads', '?')} threads.", "",
           "**How it was measured.** Each lab's grader checks every variant and peer on the quick sizes, then times "
           "them on the image sizes shown. GPU times are kernels only: CUDA events around the call, the input already "
           "on the device, the L2 flushed by a read sweep before every run, the median of 5 to 50 runs after a "
           "warm-up. \"e2e\" adds the upload from and the download to pinned host memory. CPU times are wall-clock "
-          "medians. Peers named `peer-…` are the lab's own (`kit/peers.cu`: CUB and NPP called from C++), graded and "
-          "timed exactly as the kit's rows; the others (PyTorch, OpenCV, NPP through ctypes) are "
+          "medians. Peers named `peer-…` are the lab's own (`labs/<lab>/kit/peers.cu`: CUB and NPP called from "
+          "C++), graded and timed exactly as the kit's rows; the others (PyTorch, OpenCV, NPP through ctypes) are "
           "`tools/bench_alternatives.py`'s, each checked against the lab's contract first. Each table keeps the "
-          "fastest configuration of each step of the handout.", "",
+          "fastest configuration of each step of the handout, and every peer.", "",
           "Earlier runs, with the Nsight Compute write-ups of the targets they missed, are dated reports in "
           f"[`measurements/`]({os.path.relpath(ROOT / 'measurements', target.parent)}/).", ""]
     for lab, _, section in sections:
@@ -280,6 +282,8 @@ def cmd_bench(args):
         if not env.get("gpu"):
             notes["(the kit)"] = f"no CUDA device here: its GPU variants were compiled, not timed (where to get GPU time: {reports.GPU_TIME_DOC})"
         copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
+        if floor_bytes_per_pixel(report, lab_name):
+            copy += f", floor {floor_bytes_per_pixel(report, lab_name):.0f} B/px"
         title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
                  f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
         say(title)
