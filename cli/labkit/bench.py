@@ -29,6 +29,7 @@ from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table,
 from .verdicts import PASS
 
 PEERS_SCRIPT = ROOT / "tools" / "bench_alternatives.py"
+RUN_FILE = "run.json"  # in --out: the command, clocks, start and durations that the page gives
 PEERS_TIMEOUT_S = 1800
 # How to get what a peer runs through (NPP is called on PyTorch's device memory and stream).
 MODULE_HINTS = {"torch": "PyTorch with CUDA: pip install torch", "numpy": "apt-get install python3-numpy",
@@ -205,10 +206,11 @@ def gpu_clocks():
     return f"SM {sm} (at most {sm_max}), memory {mem} (at most {mem_max}), power limit {power}, by nvidia-smi before the run"
 
 
-def page(sections, labs, command, clocks, out_dir, target, started, seconds):
+def page(sections, run, out_dir, target, drawn=None):
     """docs/results.md as `bench --peers --page` writes it: the machine, the command, how to read the
-    tables, and each lab's table, all from this run. labs: how many the run benches (a page written
-    before the last one says so)."""
+    tables, and each lab's table, all from this run. run: RUN_FILE's facts (a page written before
+    the last of run["planned"] labs says so). drawn: (command, date) of a --render."""
+    command, clocks, started, seconds, labs = run["command"], run["clocks"], run["started"], run["seconds"], run["planned"]
     env = next((e for _, e, _ in sections if e.get("gpu")), sections[0][1] if sections else {})
     gpu = (f"{env['gpu']} ({env.get('sms', '?')} SMs, compute {env.get('compute_capability', '?')}, "
            f"{env.get('gpu_memory_gib', '?')} GiB), driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}"
@@ -221,9 +223,11 @@ def page(sections, labs, command, clocks, out_dir, target, started, seconds):
           f"{seconds / 60:.1f} minutes" + ("" if len(sections) >= labs else
                                           f" up to the end of lab {len(sections)} of {labs}, where this page was written"
                                           f" (a run stopped before its end leaves the labs it finished)") + f". Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
-          "report (`<lab>-bench-solution.json`, with every case and timing) and the Python peers' JSON (`<lab>-peers.json`).", "",
-          f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured in the first lab's run {measured} (each table's "
-                                                    f"title gives its own)." if measured else "."),
+          "report (`<lab>-bench-solution.json`, with every case and timing) and the Python peers' JSON (`<lab>-peers.json`)." +
+          (f" The tables were drawn again from those reports on {drawn[1]} (`{drawn[0]}`), after a change to how "
+           "they are drawn: every number is still the run's." if drawn else ""), "",
+          f"- **GPU:** {gpu}; clocks: {clocks}" + (f"; measured in the first lab's run: {measured} (each table's "
+                                                    "title gives the copy bandwidth of its own)." if measured else "."),
           f"- **CPU:** {env.get('cpu', '?')}, {env.get('threads', '?')} threads.", "",
           "**How it was measured.** Each lab's grader checks every variant and peer on the quick sizes, then times "
           "them on the image sizes shown. GPU times are kernels only: CUDA events around the call, the input already "
@@ -241,6 +245,8 @@ def page(sections, labs, command, clocks, out_dir, target, started, seconds):
 
 
 def cmd_bench(args):
+    if args.render:
+        return render(args)
     if not args.peers:
         raise UsageError("bench needs --peers (the kit's own timings alone are `./labkit grade`'s)")
     if not re.fullmatch(r"\d+(,\d+)*", args.sizes):
@@ -249,10 +255,13 @@ def cmd_bench(args):
     sandbox = choose(args.no_sandbox)
     out_dir = kit_path(args.out) if args.out else RESULTS / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
-    sections, clocks, started, clock = [], gpu_clocks(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.monotonic()
+    sections, clock = [], time.monotonic()
     selected = build.select(args.labs)
     page_file = kit_path(args.page) if args.page else None
-    command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    # What the page says of the run besides the reports, kept beside them (RUN_FILE) for --render.
+    run = {"command": "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "clocks": gpu_clocks(),
+           "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "planned": len(selected), "labs": [],
+           "seconds": 0}
     for lab_name in selected:
         lab_clock = time.monotonic()
         lab = build.lab(lab_name)
@@ -277,36 +286,72 @@ def cmd_bench(args):
         say(f"=== {lab_name}: the peers present here (tools/bench_alternatives.py) ===")
         ks = sorted({int(m.group(1)) for p in report["performance"] if (m := re.fullmatch(r"k=(\d+)", p.get("params") or ""))})
         peers = peers_of(lab_name, args.sizes, int(args.runs or PEER_RUNS), out_dir / f"{lab_name}-peers.json", build.dir, ks)
-        rows, notes = table(report, peers)
-        env = report.get("environment") or {}
-        if not env.get("gpu"):
-            notes["(the kit)"] = f"no CUDA device here: its GPU variants were compiled, not timed (where to get GPU time: {reports.GPU_TIME_DOC})"
-        copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
-        if floor_bytes_per_pixel(report, lab_name):
-            copy += f", floor {floor_bytes_per_pixel(report, lab_name):.0f} B/px"
-        title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
-                 f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
+        md = lab_tables(lab_name, label, report, peers, out_dir)
+        seconds = time.monotonic() - lab_clock
+        sections.append((lab_name, report.get("environment") or {}, [f"Benched in {seconds:.0f} s.", ""] + md))
+        run["labs"].append({"lab": lab_name, "label": label, "seconds": round(seconds)})
+        run["seconds"] = round(time.monotonic() - clock)
+        write_atomic(out_dir / RUN_FILE, json.dumps(run, indent=1) + "\n")
+        say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
+            f"{seconds:.0f} s")
+        if page_file:  # after every lab: a run cut short still leaves the labs it finished
+            write_atomic(page_file, page(sections, run, out_dir, page_file) + "\n")
+    if page_file:
+        say(f"wrote {rel(page_file)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
+    return 0
+
+
+def lab_tables(lab_name, label, report, peers, out_dir, echo=True):
+    """A lab's tables from its grader's report and its peers' JSON: the peers table (printed with echo,
+    and written to <lab>-peers.md), then its other exercises'; the Markdown of both, for the page."""
+    rows, notes = table(report, peers)
+    env = report.get("environment") or {}
+    if not env.get("gpu"):
+        notes["(the kit)"] = f"no CUDA device here: its GPU variants were compiled, not timed (where to get GPU time: {reports.GPU_TIME_DOC})"
+    copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
+    if floor_bytes_per_pixel(report, lab_name):
+        copy += f", floor {floor_bytes_per_pixel(report, lab_name):.0f} B/px"
+    title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
+             f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
+    others = [r for ex in other_exercises(report) for r in table(report, {}, ex)[0]]
+    if echo:
         say(title)
         print_table(HEADER, rows)
         for name, note in sorted(notes.items()):
             say(f"  {name}: {note}")
         for mark, note in FOOTNOTES.items():
             say(f"  {mark} {note}")
-        md = lab_section(title, rows, notes)
-        write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
-        others = [r for ex in other_exercises(report) for r in table(report, {}, ex)[0]]
         if others:
             say(f"{lab_name}: its other exercises (no peer computes them)")
             print_table(HEADER, others)
-            md += ["", f"**{lab_name}: its other exercises, the same run** (no peer computes them; the ratio is "
-                       "to the exercise's own fastest GPU row)", ""] + markdown_table(others)
-        seconds = time.monotonic() - lab_clock
-        sections.append((lab_name, env, [f"Benched in {seconds:.0f} s.", ""] + md))
-        say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
-            f"{seconds:.0f} s")
-        if page_file:  # after every lab: a run cut short still leaves the labs it finished
-            write_atomic(page_file, page(sections, len(selected), command, clocks, out_dir, page_file, started,
-                                         time.monotonic() - clock) + "\n")
-    if page_file:
-        say(f"wrote {rel(page_file)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
+    md = lab_section(title, rows, notes)
+    write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
+    if others:
+        md += ["", f"**{lab_name}: its other exercises, the same run** (no peer computes them; the ratio is "
+                   "to the exercise's own fastest GPU row)", ""] + markdown_table(others)
+    return md
+
+
+def render(args):
+    """`bench --render DIR --page FILE`: the page of the run whose reports are in DIR, drawn again
+    from them (after a change to how the tables are drawn), without running anything."""
+    if not args.page:
+        raise UsageError("--render DIR needs --page FILE: the page to write")
+    out_dir, page_file = kit_path(args.render), kit_path(args.page)
+    try:
+        run = json.loads((out_dir / RUN_FILE).read_text())
+        sections = []
+        for entry in run["labs"]:
+            lab_name, label = entry["lab"], entry["label"]
+            report = json.loads((out_dir / f"{lab_name}-bench-{label}.json").read_text())
+            peers_file = out_dir / f"{lab_name}-peers.json"
+            peers = json.loads(peers_file.read_text()) if peers_file.is_file() else {}
+            md = lab_tables(lab_name, label, report, peers, out_dir, echo=False)
+            sections.append((lab_name, report.get("environment") or {}, [f"Benched in {entry['seconds']:.0f} s.", ""] + md))
+    except (OSError, ValueError, KeyError) as e:
+        raise LabkitError(f"--render {args.render}: not the folder of a bench run ({RUN_FILE} and the reports): {e}")
+    drawn = ("./labkit bench --render " + shlex.quote(rel(out_dir)) + " --page " + shlex.quote(rel(page_file)),
+             time.strftime("%Y-%m-%d", time.gmtime()))
+    write_atomic(page_file, page(sections, run, out_dir, page_file, drawn) + "\n")
+    say(f"wrote {rel(page_file)}, drawn again from the reports in {rel(out_dir)}")
     return 0

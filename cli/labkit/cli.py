@@ -214,8 +214,8 @@ def make_parser(spec=None):
                        "the libraries present here timed by tools/bench_alternatives.py (NPP, PyTorch, "
                        "OpenCV; each checked against the lab's contract first, a missing one noted, never "
                        "guessed), in one run. Prints per size each one's time, its ratio to the kit's "
-                       "fastest GPU variant and its % of copy bandwidth on the lab's floor (its minimal bytes: "
-                       "read the input once, write the output once); writes results/bench/<lab>-peers.md and .json. "
+                       "fastest GPU variant and its % of copy bandwidth on the lab's floor (its contract's "
+                       "minimal bytes per pixel); writes results/bench/<lab>-peers.md and .json. "
                        "The CPU rows run on every core unless --threads. "
                        f"The peers are timed --runs times (default {PEER_RUNS})." + unlisted)
     p.add_argument("labs", nargs="*", metavar="LAB", help="labs to bench (default: all)")
@@ -229,6 +229,8 @@ def make_parser(spec=None):
     p.add_argument("--out", metavar="DIR", help="where the tables and reports go (default: results/bench)")
     p.add_argument("--page", metavar="FILE", help="also write the results page of this run (docs/results.md is "
                    "written so: the machine, its clocks, the command, and every lab's table)")
+    p.add_argument("--render", metavar="DIR", help="run nothing: write --page FILE again from the reports of the "
+                   "bench run in DIR (its --out), e.g. after a change to how the tables are drawn")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
