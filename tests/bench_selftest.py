@@ -89,7 +89,8 @@ def main():
                "--page writes the results page: the command, and the lab's table as printed")
         expect("{" not in page.split("## ")[0] and "](./)" in page,  # the page lies in --out here
                "its header is filled in (no template left), and links the run's reports relative to the page")
-        again = subprocess.run([str(KIT / "labkit"), "bench", "--render", str(out), "--page", str(out / "again.md")],
+        again = subprocess.run([str(KIT / "labkit"), "bench", "--render", str(out), "--page", str(out / "again.md"),
+                                "--build-dir", str(build)],  # the default one, unconfigured, would be set up first
                                cwd=KIT, capture_output=True, text=True, timeout=120)
         drawn = (out / "again.md").read_text() if again.returncode == 0 else ""
         expect(drawn.split("## ", 1)[-1] == page.split("## ", 1)[-1] and "drawn again from those reports" in drawn,
