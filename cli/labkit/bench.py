@@ -309,8 +309,8 @@ def lab_tables(lab_name, label, report, peers, out_dir, echo=True):
     if not env.get("gpu"):
         notes["(the kit)"] = f"no CUDA device here: its GPU variants were compiled, not timed (where to get GPU time: {reports.GPU_TIME_DOC})"
     copy = f"copy {env['copy_gbps']:.0f} GB/s" if env.get("copy_gbps") else "copy bandwidth not measured"
-    if floor_bytes_per_pixel(report, lab_name):
-        copy += f", floor {floor_bytes_per_pixel(report, lab_name):.0f} B/px"
+    if floor := floor_bytes_per_pixel(report, lab_name):
+        copy += f", floor {floor:.0f} B/px"
     title = (f"{lab_name}: the kit's {label} variants and the peers, one run on {env.get('gpu') or 'no GPU'} "
              f"({copy}), {env.get('cpu', '')} ({env.get('threads', '?')} threads), {str(env.get('date', ''))[:10]}")
     others = [r for ex in other_exercises(report) for r in table(report, {}, ex)[0]]
