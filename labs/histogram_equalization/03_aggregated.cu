@@ -1,12 +1,17 @@
 // 03 — Aggregated, coarsened histogram
-// Changes vs 02: a quarter of the blocks, each thread counting several pixels with interleaved
-//   partitioning (thread t takes pixels t, t + T, t + 2T, ... for T threads in all, so a warp's
-//   loads stay coalesced); and a thread counts a run of equal values in a register and makes one
+// Changes vs 02: one wave of blocks (as many as the GPU holds at once, from the occupancy API),
+//   each thread counting many pixels with interleaved partitioning (thread t takes pixels t,
+//   t + T, t + 2T, ... for T threads in all, so a warp's loads stay coalesced); and a thread
+//   counts a run of equal values in a register and makes one
 //   shared atomic per run instead of one per pixel. On a skewed image most runs are long.
-// Cost: 1 B/px read; one shared atomic per run; 1/4 as many blocks to merge.
-// Limits: on uniform noise runs are 1 long and aggregation only adds a compare; the fewer
-//   blocks must still fill the GPU (kCoarsening is small for that reason).
-// Ref: PMPP 4th ed., sections 9.5 (coarsening) and 9.6 (aggregation).
+// Cost: 1 B/px read; one shared atomic per run; one merge of 256 bins per resident block (a
+//   thousand or so on a large GPU) instead of one per 256 or 512 pixels.
+// Limits: on uniform noise runs are 1 long and aggregation only adds a compare. The wave is the
+//   device's, asked once per device and block size: a grid sized for one GPU would leave SMs of
+//   a larger one idle, or launch many waves of merges on a smaller one.
+// Needs: nothing past sm_75; the occupancy query is the CUDA runtime's.
+// Ref: PMPP 4th ed., sections 9.5 (coarsening) and 9.6 (aggregation); NVIDIA, "CUDA C++ Best
+//   Practices Guide" (occupancy calculator API, grid-stride loops).
 #include <cstdint>
 
 #include "histogram_equalization.hpp"
@@ -16,9 +21,6 @@
 
 namespace histogram_equalization {
 namespace {
-
-// Pixels per thread on average: the grid is 1/kCoarsening of one-pixel-per-thread.
-[[maybe_unused]] constexpr int kCoarsening = 4;
 
 [[maybe_unused]] __global__ void histogram_aggregated_kernel([[maybe_unused]] Input in,
                                                              [[maybe_unused]] std::uint32_t* hist) {
@@ -38,8 +40,14 @@ namespace {
 
 void histogram_aggregated([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
                           [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
-    // TODO(step 3d): launch about 1/kCoarsening of the blocks step 1b would, on ctx.stream,
-    //   checked at once. Then delete the throw.
+    // TODO(step 3d): launch one wave of blocks, on ctx.stream, checked at once: as many as the
+    //   GPU holds at the same time, which the occupancy API gives per SM for this kernel at this
+    //   block size (cudaOccupancyMaxActiveBlocksPerMultiprocessor; the SM count is a device
+    //   attribute). Why one wave: every block zeroes and merges 256 bins, so blocks beyond what
+    //   the SMs hold at once only add merges, and fewer leave SMs idle. Pitfalls: a small image
+    //   needs fewer blocks than a wave (no block without a pixel); the queries take microseconds
+    //   of host time while the grader's clock runs, so ask once per device and block size and
+    //   keep the answer. Then delete the throw.
     throw labkit::NotImplemented("histogram_aggregated (03_aggregated.cu)");
 }
 
