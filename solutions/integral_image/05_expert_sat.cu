@@ -70,7 +70,8 @@ namespace integral_image {
 //   Scratch has expert_* slots for you). Which layout makes the later reads coalesced?
 //
 // TODO(step 5b): the carries: for each column, the column sums of the tiles above it (a scan
-//   down the tiles); for each tile, the total of the tiles above and to its left. These arrays
+//   down the tiles); for each row of each tile, the row sums of the tiles to its left (a scan
+//   across the tiles); for each tile, the total of the tiles above and to its left. These arrays
 //   are thousands of times smaller than the image: what limits this step is latency and launch,
 //   not bandwidth. How many loads does each thread keep in flight?
 //
