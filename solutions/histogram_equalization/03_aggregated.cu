@@ -22,6 +22,10 @@
 #include <algorithm>
 // starter: end
 #include <cstdint>
+// starter: solution
+#include <map>
+#include <utility>
+// starter: end
 
 #include "histogram_equalization.hpp"
 #include "labkit/cuda_check.hpp"
@@ -94,22 +98,14 @@ __global__ void histogram_aggregated_kernel(Input in, std::uint32_t* hist) {
 // blocks per SM (registers, shared memory and threads allow). Asked once per device and block
 // size: the queries take microseconds of host time, and the grader's clock is already running.
 long long resident_blocks(int threads) {
-    struct Wave {
-        int device, threads;
-        long long blocks;
-    };
-    static Wave known[2] = {{-1, 0, 0}, {-1, 0, 0}};  // the grader's two block sizes
+    static std::map<std::pair<int, int>, long long> known;  // (device, threads) -> blocks
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    for (const Wave& w : known)
-        if (w.device == device && w.threads == threads) return w.blocks;
+    if (const auto it = known.find({device, threads}); it != known.end()) return it->second;
     int sms = 0, per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram_aggregated_kernel, threads, 0));
-    const Wave w{device, threads, static_cast<long long>(std::max(sms, 1)) * std::max(per_sm, 1)};
-    known[1] = known[0];
-    known[0] = w;
-    return w.blocks;
+    return known[{device, threads}] = static_cast<long long>(std::max(sms, 1)) * std::max(per_sm, 1);
 }
 
 void histogram_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
