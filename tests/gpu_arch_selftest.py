@@ -43,9 +43,16 @@ flags = gpu_arch.gencode_flags([75, 90], [90])
 if flags != ["-gencode=arch=compute_75,code=sm_75", "-gencode=arch=compute_90,code=sm_90",
              "-gencode=arch=compute_90,code=compute_90"]:
     failures.append(f"gencode flags: {flags}")
+# meson's CUDA compiler command has ccache (or sccache) in front where one is installed: only nvcc
+# can list its targets, so the cache is skipped, and nvcc's own arguments are kept.
+for cmd, want in ((["/usr/bin/ccache", "nvcc"], ["nvcc"]), (["sccache", "/opt/cuda/bin/nvcc", "-ccbin", "g++-12"],
+                  ["/opt/cuda/bin/nvcc", "-ccbin", "g++-12"]), (["nvcc"], ["nvcc"]), (["ccache"], ["ccache"])):
+    if gpu_arch.nvcc_command(cmd) != want:
+        failures.append(f"nvcc_command({cmd}): {gpu_arch.nvcc_command(cmd)}, want {want}")
 
 for f in failures:
     print("FAIL:", f)
-print("ok: auto, all, lists and compute_XY give the right targets; old, unknown and empty values are refused"
+print("ok: auto, all, lists and compute_XY give the right targets; old, unknown and empty values are refused; "
+          "a compiler cache in front of nvcc is skipped"
       if not failures else f"{len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The GPU targets of a build (meson's -Dgpu_arch), turned into nvcc's -gencode flags.
 
-    gpu_arch.py VALUE NVCC
+    gpu_arch.py VALUE NVCC [ARG...]
+
+NVCC [ARG...] is the CUDA compiler's command as meson holds it: a compiler cache in front of nvcc
+(ccache or sccache, which meson puts there when one is installed) is skipped, since only nvcc can
+list its targets.
 
 VALUE is what -Dgpu_arch holds:
   auto               the installed GPUs' architectures (nvidia-smi), for build speed; `all` when
@@ -25,11 +29,19 @@ from pathlib import Path
 LIMITS = Path(__file__).resolve().parent.parent / "common" / "labkit" / "gpu_limits.hpp"
 OLDEST = int(re.search(r"kOldestCc = (\d+);", LIMITS.read_text()).group(1))
 TOKEN = re.compile(r"(sm|compute)_(\d+)")
+COMPILER_CACHES = ("ccache", "sccache")
+
+
+def nvcc_command(cmd):
+    """The compiler command cmd (a list) without a compiler cache in front of nvcc."""
+    while len(cmd) > 1 and Path(cmd[0]).name in COMPILER_CACHES:
+        cmd = cmd[1:]
+    return cmd
 
 
 def nvcc_architectures(nvcc):
-    """The sm_XY numbers this nvcc compiles machine code for, from OLDEST on."""
-    out = subprocess.run([nvcc, "--list-gpu-code"], capture_output=True, text=True, check=True).stdout
+    """The sm_XY numbers this nvcc (its command, a list) compiles machine code for, from OLDEST on."""
+    out = subprocess.run([*nvcc, "--list-gpu-code"], capture_output=True, text=True, check=True).stdout
     return sorted({int(m.group(2)) for m in TOKEN.finditer(out) if m.group(1) == "sm" and int(m.group(2)) >= OLDEST})
 
 
@@ -76,16 +88,16 @@ def gencode_flags(sass, ptx):
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] in ("-h", "--help"):
+    if len(argv) < 3 or argv[1] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(argv) != 2 else sys.stdout)
         return 0 if len(argv) == 2 else 1
-    value, nvcc = argv[1], argv[2]
+    value, nvcc = argv[1], nvcc_command(argv[2:])
     try:
         nvcc_list = nvcc_architectures(nvcc)
         installed = installed_architectures() if value.strip() == "auto" else []
         sass, ptx = targets(value, nvcc_list, installed)
     except (OSError, subprocess.CalledProcessError) as e:
-        print(f"-Dgpu_arch: cannot ask {nvcc} which GPUs it compiles for: {e}", file=sys.stderr)
+        print(f"-Dgpu_arch: cannot ask {' '.join(nvcc)} which GPUs it compiles for: {e}", file=sys.stderr)
         return 1
     except ValueError as e:
         print(e, file=sys.stderr)

@@ -17,6 +17,11 @@ file that does not compile is replaced by the starter's, so everything else stil
 graded; the variants that reach the replaced file throw the starter's NotImplemented, which
 names its file, and become build-error with that file's compiler message.
 
+Compile cache: where ccache is installed, meson compiles every slot's files through it, and the
+slots of a work folder share one cache (compile_cache): a file that many students hand in
+unchanged (a starter's step not done yet, the kit's own objects of a new slot) compiles once, and
+a rerun of the class compiles only what changed.
+
 Results: <out>/results/<name>.json, one per submission, each written whole (write_atomic) and
 keyed by the submission's files and the grading options: a run that is interrupted resumes where
 it stopped (--force regrades). The gradebook and the other class files (gradebook.py) are rebuilt
@@ -43,7 +48,7 @@ from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, con
 from .gradebook import (VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, read_roster, variant_rows,
                         write_class_outputs)
 from .grading import run_grader, validate_options
-from .proc import kill_all
+from .proc import kill_all, tool_env
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
@@ -206,6 +211,25 @@ def split_failures(log):
     return {k: "\n".join(v) for k, v in out.items()}
 
 
+# ---- the compile cache ----------------------------------------------------------------------------
+
+COMPILE_CACHE = "compile-cache"  # in the work folder: ccache's folder, shared by its slots
+COMPILERS_CACHED_BY = "ccache"  # meson puts it in front of every compiler when it is on PATH
+
+
+def compile_cache(work):
+    """The ccache folder of the work folder's slots (made), or None where ccache is not installed.
+    Each compile's sandbox binds it writable (sandbox.CompileSandbox): ccache names an entry by a
+    hash of all its inputs (the source, every header, the compiler and its options), so a
+    submission's compile can neither name another's entries nor be handed an object built from
+    other sources."""
+    if not shutil.which(COMPILERS_CACHED_BY, path=tool_env().get("PATH")):
+        return None
+    folder = Path(work) / COMPILE_CACHE
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 # ---- build slots, and the one a Slurm job prepares for its tasks ---------------------------------
 
 # The slot grade-all --slurm prepares for its tasks, in its work folder: as deep as a task's
@@ -366,6 +390,7 @@ class Pipeline:
         self.args.cases_cache = str(cache)
         if self.args.seed is None:
             self.args.seed = class_seed(cache / "seed")
+        self.compile_cache = compile_cache(self.work)
         self.slots = queue.Queue()
         for i in range(self.jobs):
             self.slots.put(self.work / f"slot-{i}")
@@ -473,7 +498,8 @@ class Pipeline:
                 notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
                 built = Built(name, source, notes, key, started, staged)
                 build, why = self.slot_build(slot, staged)
-                confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private, self.groups)
+                confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private, self.groups,
+                                         cache=self.compile_cache)
                 budget = CompileBudget(self.args.compile_timeout)
                 for lab in self.labs:
                     if build is None:

@@ -184,16 +184,18 @@ class CompileSandbox:
     """The sandbox of one submission's compile (build.make's confine): the system view, the kit
     read-only without HIDDEN and without the run's private class files (its output folder,
     roster, class CSV and JSON: private, a list of paths), the work folder hidden but for this
-    submission's staged sources (read-only) and build folder (the one writable place besides
-    /tmp), and an environment of PATH, HOME and TMPDIR only (a build can #include
+    submission's staged sources (read-only) and build folder (writable, as /tmp is), the work
+    folder's compile cache when there is one (cache; writable: batch.compile_cache says why that
+    is safe), and an environment of PATH, HOME, TMPDIR and CCACHE_DIR only (a build can #include
     /proc/self/environ). The meson setup of that build folder runs outside: it runs no student
     code and reads no student file. groups (confine.Groups): the compile's control group, its
     processes and memory counted apart from every other sandbox's."""
 
     limits = COMPILE_LIMITS
 
-    def __init__(self, sandbox, build_dir, staged, work_root, private=(), groups=NO_GROUPS):
+    def __init__(self, sandbox, build_dir, staged, work_root, private=(), groups=NO_GROUPS, cache=None):
         self.sandbox = sandbox
+        self.cache = os.path.realpath(cache) if cache else None
         self.groups = groups
         self.build_dir = os.path.realpath(build_dir)
         self.staged = os.path.realpath(staged)
@@ -201,9 +203,10 @@ class CompileSandbox:
         self.private = [str(p) for p in private if p]
 
     def wrap(self, cmd):
-        """cmd (ninja with its absolute path) as it runs in the sandbox; unchanged without one."""
+        """cmd (ninja with its absolute path) as it runs in the sandbox; without one, as it is (given
+        the compile cache's folder)."""
         if not self.sandbox.bwrap:
-            return self.groups.wrap(cmd)
+            return self.groups.wrap(["env", f"CCACHE_DIR={self.cache}", *cmd] if self.cache else cmd)
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
         prefixes = toolkits(self.build_dir, [str(cmd[0])], [self.work_root])
@@ -216,6 +219,8 @@ class CompileSandbox:
         args += private_mounts(self.private, [root, *prefixes], hidden)
         args += ["--tmpfs", self.work_root, "--ro-bind", self.staged, self.staged,
                  "--bind", self.build_dir, self.build_dir,
+                 *(["--bind", self.cache, self.cache] if self.cache else []),
                  "--clearenv", "--setenv", "PATH", tool_env().get("PATH", "/usr/bin:/bin"),
+                 *(["--setenv", "CCACHE_DIR", self.cache] if self.cache else []),
                  "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", *READ_ONLY_LAST, "--chdir", self.build_dir]
         return self.groups.wrap(args + [str(c) for c in cmd])
