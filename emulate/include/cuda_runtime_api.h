@@ -344,3 +344,18 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     return r;
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::hip::detail::Tile::this_tile().warp_barrier(mask); }
+inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, !predicate) == 0; }
+// The lanes of mask whose value equals this lane's: every lane posts its value in the warp's
+// scratchpad (as HIP-CPU's shuffles do), then reads all of them.
+template <class T>
+unsigned __match_any_sync(unsigned mask, T value) {
+    auto& posted = ::hip::detail::Tile::scratchpad<T>();
+    posted[id(::hip::detail::Fiber::this_fiber()) % warpSize] = value;  // id: a friend of Fiber (ADL)
+    __syncwarp(mask);
+    unsigned same = 0;
+    for (int lane = 0; lane < warpSize; ++lane)
+        if ((mask >> lane & 1u) && posted[lane] == value) same |= 1u << lane;
+    __syncwarp(mask);
+    return same;
+}

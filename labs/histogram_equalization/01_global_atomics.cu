@@ -4,6 +4,10 @@
 // Cost: 1 B/px read, one global atomic per pixel. Atomics on the same address serialize in the
 //   L2: a uniform image spreads them over 256 addresses, a white image puts all of them on one.
 // Limits: contention: the time grows with the share of the most frequent value.
+// Experiment (1c), padded bins: the same kernel counting into 256 counters 128 bytes apart (one
+//   L2 line each, where the 256 bins of hist share eight lines), then one block copying them into
+//   hist. It asks whether atomics on different words of one line wait for each other; the
+//   handout's measured answer says. Costs a 32 KB memset and a second tiny kernel per call.
 // Ref: PMPP 4th ed., chapter 9 (parallel histogram), sections 9.1-9.3.
 #include <cstdint>
 
@@ -22,6 +26,18 @@ namespace {
     //   atomicAdd. Pitfall: the last block has threads past the last pixel.
 }
 
+
+[[maybe_unused]] __global__ void histogram_padded_kernel([[maybe_unused]] Input in,
+                                                         [[maybe_unused]] std::uint32_t* counters) {
+    // TODO(step 1c, experiment): step 1a's kernel, counting value v into counters[v * stride],
+    //   where the stride puts each counter on a 128-byte line of its own.
+}
+
+[[maybe_unused]] __global__ void gather_padded_kernel([[maybe_unused]] const std::uint32_t* counters,
+                                                      [[maybe_unused]] std::uint32_t* hist) {
+    // TODO(step 1c): one thread per bin copies its padded counter into hist.
+}
+
 }  // namespace
 
 void histogram_global_atomics([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
@@ -31,6 +47,16 @@ void histogram_global_atomics([[maybe_unused]] Input in, [[maybe_unused]] std::u
     //   pixels than an int can count comfortably in products; an empty image launches nothing.
     //   Then delete the throw.
     throw labkit::NotImplemented("histogram_global_atomics (01_global_atomics.cu)");
+}
+
+void histogram_global_atomics_padded([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
+                                     [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1c, experiment): take the padded counters from the workspace
+    //   (ctx.workspace->get<std::uint32_t>(PipelineScratch::padded_counters, n): never cudaMalloc
+    //   while the grader's clock runs), zero them on ctx.stream, launch the padded kernel as in
+    //   step 1b, then the gather with one thread per bin; check each launch. Then delete the
+    //   throw, and compare the two steps' histogram stage on random and skewed images.
+    throw labkit::NotImplemented("histogram_global_atomics_padded (01_global_atomics.cu)");
 }
 
 }  // namespace histogram_equalization

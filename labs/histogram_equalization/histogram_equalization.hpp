@@ -50,6 +50,11 @@ void cpu_openmp_expert(Input in, Output out, int threads);
 // All device arrays below have kLevels elements and live on the device. The kit zeroes `hist`
 // before each histogram call.
 
+// The workspace's slots (ctx.workspace->get<T>(slot, n)) while a pipeline runs: its three arrays
+// (kit/pipeline.cpp), and what a histogram function asks for besides them. 06_expert.cu, which is
+// not a pipeline, numbers its own.
+enum class PipelineScratch { histogram, cdf, lut, padded_counters };
+
 // hist[v] += number of pixels of value v.
 using HistogramFn = void (*)(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 // cdf[v] = hist[0] + ... + hist[v] (inclusive), one block.
@@ -57,10 +62,16 @@ using ScanFn = void (*)(const std::uint32_t* hist, std::uint32_t* cdf, GpuContex
 
 // 01_global_atomics.cu: one atomicAdd on the global histogram per pixel.
 void histogram_global_atomics(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
+// 01_global_atomics.cu, experiment 1c: the same, each bin's counter on a 128-byte line of its own
+// (scratch from the workspace), copied into hist at the end.
+void histogram_global_atomics_padded(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 // 02_shared_privatized.cu: a private histogram per block in shared memory, merged at the end.
 void histogram_privatized(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 // 03_aggregated.cu: 02, plus runs of equal values counted before each atomic, and coarsening.
 void histogram_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
+// 03_aggregated.cu, challenge 3e: 03's walk, with equal values found across the warp
+// (__match_any_sync) instead of along a thread's run: one atomic per distinct value per warp.
+void histogram_warp_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 
 // 04_scan.cu: three scans of the 256 bins.
 void scan_kogge_stone(const std::uint32_t* hist, std::uint32_t* cdf, GpuContext& ctx);

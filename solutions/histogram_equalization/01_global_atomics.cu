@@ -5,7 +5,14 @@
 // Cost: 1 B/px read, one global atomic per pixel. Atomics on the same address serialize in the
 //   L2: a uniform image spreads them over 256 addresses, a white image puts all of them on one.
 // Limits: contention: the time grows with the share of the most frequent value.
+// Experiment (1c), padded bins: the same kernel counting into 256 counters 128 bytes apart (one
+//   L2 line each, where the 256 bins of hist share eight lines), then one block copying them into
+//   hist. It asks whether atomics on different words of one line wait for each other; the
+//   handout's measured answer says. Costs a 32 KB memset and a second tiny kernel per call.
 // Ref: PMPP 4th ed., chapter 9 (parallel histogram), sections 9.1-9.3.
+// starter: solution
+#include <cstddef>
+// starter: end
 #include <cstdint>
 
 #include "histogram_equalization.hpp"
@@ -33,6 +40,36 @@ __global__ void histogram_global_kernel(Input in, std::uint32_t* hist) {
 // starter: end
 }
 
+// starter: solution
+constexpr int kLineBytes = 128;  // an L2 cache line
+constexpr int kPaddedStride = kLineBytes / sizeof(std::uint32_t);  // counters apart: one line each
+// starter: end
+
+// starter: prompt
+//> [[maybe_unused]] __global__ void histogram_padded_kernel([[maybe_unused]] Input in,
+                                                         //> [[maybe_unused]] std::uint32_t* counters) {
+    // TODO(step 1c, experiment): step 1a's kernel, counting value v into counters[v * stride],
+    //   where the stride puts each counter on a 128-byte line of its own.
+// starter: solution
+__global__ void histogram_padded_kernel(Input in, std::uint32_t* counters) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= static_cast<unsigned>(in.width) * static_cast<unsigned>(in.height)) return;
+    const int y = static_cast<int>(i / static_cast<unsigned>(in.width)), x = static_cast<int>(i - y * in.width);
+    atomicAdd(&counters[in(x, y) * kPaddedStride], 1u);
+// starter: end
+}
+
+// starter: prompt
+//> [[maybe_unused]] __global__ void gather_padded_kernel([[maybe_unused]] const std::uint32_t* counters,
+                                                      //> [[maybe_unused]] std::uint32_t* hist) {
+    // TODO(step 1c): one thread per bin copies its padded counter into hist.
+// starter: solution
+__global__ void gather_padded_kernel(const std::uint32_t* counters, std::uint32_t* hist) {
+    const int b = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (b < kLevels) hist[b] = counters[b * kPaddedStride];
+// starter: end
+}
+
 }  // namespace
 
 // starter: prompt
@@ -49,6 +86,31 @@ void histogram_global_atomics(Input in, std::uint32_t* hist, const Tuning& tunin
     if (pixels == 0) return;
     const long long blocks = labkit::ceil_div(pixels, tuning.block_size);
     histogram_global_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
+    CUDA_CHECK_LAUNCH();
+// starter: end
+}
+
+// starter: prompt
+//> void histogram_global_atomics_padded([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
+                                     //> [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 1c, experiment): take the padded counters from the workspace
+    //   (ctx.workspace->get<std::uint32_t>(PipelineScratch::padded_counters, n): never cudaMalloc
+    //   while the grader's clock runs), zero them on ctx.stream, launch the padded kernel as in
+    //   step 1b, then the gather with one thread per bin; check each launch. Then delete the
+    //   throw, and compare the two steps' histogram stage on random and skewed images.
+    //> throw labkit::NotImplemented("histogram_global_atomics_padded (01_global_atomics.cu)");
+// starter: solution
+void histogram_global_atomics_padded(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
+    const long long pixels = static_cast<long long>(in.width) * in.height;
+    if (pixels == 0) return;
+    constexpr std::size_t kCounters = std::size_t{kLevels} * kPaddedStride;
+    auto* counters = ctx.workspace->get<std::uint32_t>(PipelineScratch::padded_counters, kCounters);
+    // The workspace keeps the last call's counts.
+    CUDA_CHECK(cudaMemsetAsync(counters, 0, kCounters * sizeof(std::uint32_t), ctx.stream));
+    const long long blocks = labkit::ceil_div(pixels, tuning.block_size);
+    histogram_padded_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, counters);
+    CUDA_CHECK_LAUNCH();
+    gather_padded_kernel<<<1, kLevels, 0, ctx.stream>>>(counters, hist);
     CUDA_CHECK_LAUNCH();
 // starter: end
 }

@@ -16,15 +16,23 @@
 //   device's, asked once per device and block size: a grid sized for one GPU would leave SMs of
 //   a larger one idle, or launch many waves of merges on a smaller one.
 // Needs: nothing past sm_75; the occupancy query is the CUDA runtime's.
+// Challenge (3e), warp aggregation: the same walk, but the 32 lanes of a warp, which read 32
+//   neighbouring pixels at once, find who holds the same value (__match_any_sync) and one lane
+//   of each group adds the group's size: one shared atomic per distinct value per warp and
+//   step, whatever order the values come in. It costs a MATCH instruction per pixel and
+//   warp-uniform control: every lane named in the mask must reach the match, also the lanes past
+//   the last pixel. Needs sm_70 (MATCH; the kit's floor is sm_75) and blocks of whole warps.
 // Ref: PMPP 4th ed., sections 9.5 (coarsening) and 9.6 (aggregation); NVIDIA, "CUDA C++ Best
-//   Practices Guide" (occupancy calculator API, grid-stride loops).
+//   Practices Guide" (occupancy calculator API, grid-stride loops); NVIDIA, "CUDA C++ Programming
+//   Guide", warp match functions; Adinets, "CUDA Pro Tip: Optimized Filtering with Warp-Aggregated
+//   Atomics" (NVIDIA blog, 2014).
 // starter: solution
 #include <algorithm>
 // starter: end
 #include <cstdint>
 // starter: solution
 #include <map>
-#include <utility>
+#include <tuple>
 // starter: end
 
 #include "histogram_equalization.hpp"
@@ -79,6 +87,40 @@ __global__ void histogram_aggregated_kernel(Input in, std::uint32_t* hist) {
 // starter: end
 }
 
+// starter: prompt
+//> [[maybe_unused]] __global__ void histogram_warp_aggregated_kernel([[maybe_unused]] Input in,
+                                                                  //> [[maybe_unused]] std::uint32_t* hist) {
+    // TODO(step 3e, challenge): step 3's kernel with the run counter replaced by the warp: the
+    //   shared histogram and the grid-stride walk as before; at each step every lane holds one
+    //   pixel, __match_any_sync gives each lane the mask of lanes holding the same value, and one
+    //   lane per mask (pick it so that exactly one does) adds the mask's population. Pitfalls:
+    //   __match_any_sync with the full mask is undefined unless all 32 lanes reach it, so the loop
+    //   must go on while ANY lane of the warp has a pixel (__any_sync), and a lane past the end
+    //   takes part with a value no pixel has and adds nothing; then merge as in step 3c.
+// starter: solution
+__global__ void histogram_warp_aggregated_kernel(Input in, std::uint32_t* hist) {
+    __shared__ std::uint32_t local[kLevels];
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x) local[b] = 0;
+    // Every bin is zero before anyone counts into it.
+    __syncthreads();
+    const unsigned lane = threadIdx.x % labkit::kWarpSize;
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    labkit::PixelStride p(first, static_cast<long long>(gridDim.x) * blockDim.x, in.width);
+    // The loop's test is the warp's, not the lane's: every lane must reach the match below.
+    for (bool mine = p.y < in.height; __any_sync(labkit::kFullMask, mine); mine = p.y < in.height) {
+        const int value = mine ? in(p.x, p.y) : kNoValue;
+        const unsigned same = __match_any_sync(labkit::kFullMask, value);
+        // The lowest lane of each group of equal values speaks for the group.
+        if (mine && lane == static_cast<unsigned>(__ffs(same) - 1)) atomicAdd(&local[value], __popc(same));
+        if (mine) p.next();
+    }
+    // Every warp of the block has counted before its bins are merged.
+    __syncthreads();
+    for (int b = threadIdx.x; b < kLevels; b += blockDim.x)
+        if (const std::uint32_t count = local[b]; count != 0) atomicAdd(&hist[b], count);
+// starter: end
+}
+
 }  // namespace
 
 // starter: prompt
@@ -94,27 +136,46 @@ __global__ void histogram_aggregated_kernel(Input in, std::uint32_t* hist) {
     //   keep the answer. Then delete the throw.
     //> throw labkit::NotImplemented("histogram_aggregated (03_aggregated.cu)");
 // starter: solution
-// Blocks of histogram_aggregated_kernel the device holds at once at `threads` per block: SMs times
-// blocks per SM (registers, shared memory and threads allow). Asked once per device and block
-// size: the queries take microseconds of host time, and the grader's clock is already running.
-long long resident_blocks(int threads) {
-    static std::map<std::pair<int, int>, long long> known;  // (device, threads) -> blocks
+// Blocks of `kernel` the device holds at once at `threads` per block: SMs times blocks per SM
+// (registers, shared memory and threads allow). Asked once per kernel, device and block size:
+// the queries take microseconds of host time, and the grader's clock is already running.
+using HistogramKernel = void (*)(Input, std::uint32_t*);
+long long resident_blocks(HistogramKernel kernel, int threads) {
+    static std::map<std::tuple<HistogramKernel, int, int>, long long> known;  // (kernel, device, threads) -> blocks
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    if (const auto it = known.find({device, threads}); it != known.end()) return it->second;
+    if (const auto it = known.find({kernel, device, threads}); it != known.end()) return it->second;
     int sms = 0, per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram_aggregated_kernel, threads, 0));
-    return known[{device, threads}] = static_cast<long long>(std::max(sms, 1)) * std::max(per_sm, 1);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+    return known[{kernel, device, threads}] = static_cast<long long>(std::max(sms, 1)) * std::max(per_sm, 1);
+}
+
+// One wave of `kernel`, or fewer blocks when the image has less than a pixel per thread of it.
+void launch_one_wave(HistogramKernel kernel, Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
+    const long long pixels = static_cast<long long>(in.width) * in.height;
+    if (pixels == 0) return;
+    const long long blocks = std::min(resident_blocks(kernel, tuning.block_size), labkit::ceil_div(pixels, tuning.block_size));
+    kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
+    CUDA_CHECK_LAUNCH();
 }
 
 void histogram_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
-    const long long pixels = static_cast<long long>(in.width) * in.height;
-    if (pixels == 0) return;
-    // One wave, or fewer blocks when the image has less than a pixel per thread of it.
-    const long long blocks = std::min(resident_blocks(tuning.block_size), labkit::ceil_div(pixels, tuning.block_size));
-    histogram_aggregated_kernel<<<static_cast<unsigned>(blocks), tuning.block_size, 0, ctx.stream>>>(in, hist);
-    CUDA_CHECK_LAUNCH();
+    launch_one_wave(histogram_aggregated_kernel, in, hist, tuning, ctx);
+// starter: end
+}
+
+// starter: prompt
+//> void histogram_warp_aggregated([[maybe_unused]] Input in, [[maybe_unused]] std::uint32_t* hist,
+                               //> [[maybe_unused]] const Tuning& tuning, [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 3e, challenge): launch histogram_warp_aggregated_kernel as in step 3d, one wave
+    //   from the occupancy of this kernel (not step 3's: the two kernels' registers differ). The
+    //   block sizes the kit uses (256, 512) are whole warps, which the match needs. Then delete
+    //   the throw.
+    //> throw labkit::NotImplemented("histogram_warp_aggregated (03_aggregated.cu)");
+// starter: solution
+void histogram_warp_aggregated(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx) {
+    launch_one_wave(histogram_warp_aggregated_kernel, in, hist, tuning, ctx);
 // starter: end
 }
 

@@ -4,14 +4,11 @@
 #include "labkit/image_pool.hpp"
 
 namespace histogram_equalization {
-namespace {
-enum class Scratch { histogram, cdf, lut };
-}
 
 void run_pipeline(const Pipeline& p, Input in, Output out, GpuContext& ctx) {
-    auto* hist = ctx.workspace->get<std::uint32_t>(Scratch::histogram, kLevels);
-    auto* cdf = ctx.workspace->get<std::uint32_t>(Scratch::cdf, kLevels);
-    auto* lut = ctx.workspace->get<std::uint8_t>(Scratch::lut, kLevels);
+    auto* hist = ctx.workspace->get<std::uint32_t>(PipelineScratch::histogram, kLevels);
+    auto* cdf = ctx.workspace->get<std::uint32_t>(PipelineScratch::cdf, kLevels);
+    auto* lut = ctx.workspace->get<std::uint8_t>(PipelineScratch::lut, kLevels);
     // The workspace keeps the last call's counts: the histogram starts from zero every time.
     CUDA_CHECK(cudaMemsetAsync(hist, 0, kLevels * sizeof(std::uint32_t), ctx.stream));
     p.histogram(in, hist, p.tuning, ctx);

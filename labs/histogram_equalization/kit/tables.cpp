@@ -31,8 +31,10 @@ HeVariant::GpuFn expert() {
 }
 
 constexpr const char* kGlobal = "global atomics, one per pixel; scan; LUT; map";
+constexpr const char* kPadded = "experiment: global atomics, each bin on a 128-byte line of its own; scan; LUT; map";
 constexpr const char* kPrivate = "per-block shared histograms merged into global; scan; LUT; map";
-constexpr const char* kAggregated = "shared histograms, runs aggregated, 1/4 of the blocks; scan; LUT; map";
+constexpr const char* kAggregated = "shared histograms, runs aggregated, one wave of blocks; scan; LUT; map";
+constexpr const char* kWarpAggregated = "challenge: shared histograms, equal values aggregated across the warp, one wave; scan; LUT; map";
 #endif
 
 const std::vector<HeVariant>& table() {
@@ -46,6 +48,8 @@ const std::vector<HeVariant>& table() {
         {"gpu-01-global-atomics-ksdb-b512", kGlobal, {}, pipeline(histogram_global_atomics, scan_kogge_stone_double_buffer, 512)},
         {"gpu-01-global-atomics-bk-b256", kGlobal, {}, pipeline(histogram_global_atomics, scan_brent_kung, 256)},
         {"gpu-01-global-atomics-bk-b512", kGlobal, {}, pipeline(histogram_global_atomics, scan_brent_kung, 512)},
+        {"gpu-01-padded-atomics-ks-b256", kPadded, {}, pipeline(histogram_global_atomics_padded, scan_kogge_stone, 256)},
+        {"gpu-01-padded-atomics-ks-b512", kPadded, {}, pipeline(histogram_global_atomics_padded, scan_kogge_stone, 512)},
         {"gpu-02-privatized-ks-b256", kPrivate, {}, pipeline(histogram_privatized, scan_kogge_stone, 256)},
         {"gpu-02-privatized-ks-b512", kPrivate, {}, pipeline(histogram_privatized, scan_kogge_stone, 512)},
         {"gpu-02-privatized-ksdb-b256", kPrivate, {}, pipeline(histogram_privatized, scan_kogge_stone_double_buffer, 256)},
@@ -58,6 +62,8 @@ const std::vector<HeVariant>& table() {
         {"gpu-03-aggregated-ksdb-b512", kAggregated, {}, pipeline(histogram_aggregated, scan_kogge_stone_double_buffer, 512)},
         {"gpu-03-aggregated-bk-b256", kAggregated, {}, pipeline(histogram_aggregated, scan_brent_kung, 256)},
         {"gpu-03-aggregated-bk-b512", kAggregated, {}, pipeline(histogram_aggregated, scan_brent_kung, 512)},
+        {"gpu-03-warp-aggregated-ks-b256", kWarpAggregated, {}, pipeline(histogram_warp_aggregated, scan_kogge_stone, 256)},
+        {"gpu-03-warp-aggregated-ks-b512", kWarpAggregated, {}, pipeline(histogram_warp_aggregated, scan_kogge_stone, 512)},
         {"gpu-04-expert", "challenge: the whole equalization near the 3 B/px floor, on noise and on skewed images", {}, expert(),
          {}, protocol::needs_shared<protocol::NoParams>(kExpertCounterBytes)},
 #endif
