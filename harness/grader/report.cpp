@@ -112,6 +112,22 @@ std::vector<Table> correctness_tables(const Report& r) {
     return {t};
 }
 
+// Every failing case of each variant that fails one, with its detail: the terminal lists the
+// first few (print_correctness), the Markdown report all of them.
+std::vector<Table> failing_case_tables(const Report& r) {
+    std::vector<Table> tables;
+    for (const auto& res : r.results) {
+        if (res.cases_failed == 0) continue;
+        Table t("Failing cases — " + res.name + ": " + std::to_string(res.cases_failed) + " of " +
+                    std::to_string(res.cases_total),
+                {"case", "verdict", "detail", "diff image"});
+        for (const auto& c : res.cases)
+            if (c.status != Status::pass) t.add_row({c.name, std::string(status_label(c.status)), c.detail, c.diff});
+        tables.push_back(std::move(t));
+    }
+    return tables;
+}
+
 // The view's variants named by what follows their common prefix ("gpu-03-agg-ks-b256" -> "ks-b256").
 std::vector<std::string> short_names(const std::vector<std::string>& names) {
     if (names.size() < 2) return names;
@@ -353,6 +369,7 @@ std::string environment_text(const Report& r) {
 std::string markdown(const Report& r) {
     std::string text = "# " + r.lab + " (" + r.label + ")\n\n" + environment_text(r);
     for (const auto& t : correctness_tables(r)) text += t.markdown() + "\n";
+    for (const auto& t : failing_case_tables(r)) text += t.markdown() + "\n";
     for (const auto& t : performance_tables(r)) text += t.markdown() + "\n";
     return text;
 }
@@ -497,7 +514,8 @@ void print_correctness(const Report& r) {
             if (c.status != Status::pass && listed++ < kListed) failing += (failing.empty() ? "" : "; ") + c.name;
         if (res.cases_failed > kListed) failing += "; ... (" + std::to_string(res.cases_failed - kListed) + " more)";
         std::printf("  failing cases: %s\n", failing.c_str());
-        std::printf("  every case is in the JSON report (labkit writes results/<lab>-<label>.json); only those above have a diff image\n");
+        std::printf("  every failing case, with its detail, is in the Markdown report (labkit writes results/<lab>-<label>.md); "
+                    "only those above have a diff image\n");
     }
     if (std::any_of(r.results.begin(), r.results.end(), [](const VariantResult& res) { return res.status == Status::pass_emulated; }))
         std::printf("%s.\n", kEmulationCaveat);
