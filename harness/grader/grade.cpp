@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <future>
@@ -399,6 +400,36 @@ constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
 // note says.
 constexpr double kIdleShare = 0.1;
 
+// A CPU measurement on a busy machine: the load average (runnable threads, this run's own among
+// them) above the cores, or timed calls that spread more than kNoisyShare (interquartile range
+// over the median). On a shared login node CPU times then swing 2x from one run to the next, so
+// they are noted, not flagged: the verdict stands, the times are not to be compared.
+constexpr double kNoisyShare = 0.2;
+
+std::string busy_machine_note(const std::vector<PerfLine>& lines, double load, int cores) {
+    const PerfLine* noisiest = nullptr;
+    for (const auto& l : lines)
+        if (l.ms >= kBusyMinMs && (!noisiest || l.noise > noisiest->noise)) noisiest = &l;
+    const bool loaded = load > cores, noisy = noisiest && noisiest->noise > kNoisyShare;
+    if (!loaded && !noisy) return "";
+    char why[200] = "";
+    if (loaded) std::snprintf(why, sizeof why, "a load average of %.1f on %d cores", load, cores);
+    if (noisy) {
+        char spread[160];
+        std::snprintf(spread, sizeof spread, "%stimed calls that spread %.0f%% (interquartile range over the median) at %dx%d, %d thread%s",
+                      loaded ? " and " : "", 100 * noisiest->noise, noisiest->width, noisiest->height, noisiest->threads,
+                      noisiest->threads == 1 ? "" : "s");
+        std::strncat(why, spread, sizeof why - std::strlen(why) - 1);
+    }
+    return std::string("busy machine: ") + why + "; CPU times swing on a busy machine, so rerun on an idle one before comparing them";
+}
+
+// The load average of the last minute, or 0 where the system does not say.
+double load_average() {
+    double load = 0;
+    return ::getloadavg(&load, 1) == 1 ? load : 0;
+}
+
 // The note on a CPU variant whose measurement with the most threads kept few of them busy; "" if
 // none.
 std::string idle_threads_note(const std::vector<PerfLine>& lines) {
@@ -672,8 +703,10 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     if (!ended_well) t.problem = out.last("error").empty() ? out.describe() : out.last("error");
     if (ended_well) wrong(checks.judge_pending());
     wrong(checks.finish());
-    if (v.kind == "cpu")
+    if (v.kind == "cpu") {
         if (auto note = idle_threads_note(lines); !note.empty()) t.notes.push_back(std::move(note));
+        if (auto note = busy_machine_note(lines, load_average(), labkit::cores()); !note.empty()) t.notes.push_back(std::move(note));
+    }
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
@@ -686,7 +719,9 @@ Timing time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptio
     if (!v.reference) return time_runner(v, ex, o, runner, work, progress);
     progress.detail(v.name + " (in the grader)");
     Timing t;
-    for (auto& l : ex.time_reference(o.perf)) {
+    auto lines = ex.time_reference(o.perf);
+    if (auto note = busy_machine_note(lines, load_average(), labkit::cores()); !note.empty()) t.notes.push_back(std::move(note));
+    for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
     }
