@@ -206,7 +206,7 @@ class CompileSandbox:
         """cmd (ninja with its absolute path) as it runs in the sandbox; without one, as it is (given
         the compile cache's folder)."""
         if not self.sandbox.bwrap:
-            return self.groups.wrap(["env", f"CCACHE_DIR={self.cache}", *cmd] if self.cache else cmd)
+            return self.groups.wrap(["env", "-u", "CCACHE_DISABLE", f"CCACHE_DIR={self.cache}", *cmd] if self.cache else cmd)
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
         prefixes = toolkits(self.build_dir, [str(cmd[0])], [self.work_root])

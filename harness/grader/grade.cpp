@@ -453,10 +453,13 @@ void add_flag(Timing& t, const std::string& flag) {
     if (std::find(t.flags.begin(), t.flags.end(), flag) == t.flags.end()) t.flags.push_back(flag);
 }
 
-// An exercise as this grading times it: --perf-patterns replaces the contract's perf_patterns.
+// An exercise as this grading times it: --perf-patterns replaces the contract's perf_patterns,
+// and --quick (PerfSettings::first_only) keeps the first of its patterns and timed parameters.
 ExerciseInfo timed_info(const GraderExercise& ex, const GradeOptions& o) {
     auto info = ex.info();
     if (!o.perf.patterns.empty()) info.perf_patterns = o.perf.patterns;
+    else if (o.perf.first_only && info.perf_patterns.size() > 1) info.perf_patterns.resize(1);
+    if (o.perf.first_only && info.default_perf_params.size() > 1) info.default_perf_params.resize(1);
     return info;
 }
 
@@ -611,7 +614,10 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
         std::snprintf(cap, sizeof cap, "%.17g", o.perf.cpu_max_flops / kFlopsPerGflop);
         argv.insert(argv.end(), {"--cpu-max-gflop", cap});
     }
-    if (!o.perf.params.empty()) argv.insert(argv.end(), {"--params", join_commas(o.perf.params)});
+    // The runner times all but the on-request parameters unless told: tell it when this grading
+    // asks for others (--perf-params) or fewer (--quick).
+    if (!o.perf.params.empty() || params.size() < ex.info().default_perf_params.size())
+        argv.insert(argv.end(), {"--params", join_commas(params)});
     const std::size_t per_size = info.perf_patterns.size() * params.size() * (v.kind == "cpu" ? o.perf.threads.size() : 1);
     const int largest = *std::max_element(o.perf.sizes.begin(), o.perf.sizes.end());
     RunnerCall call{std::move(argv), (work / (v.name + "-time.log")).string(), answers, v.kind == "gpu",

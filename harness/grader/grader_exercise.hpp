@@ -63,6 +63,9 @@ struct PerfSettings {
     std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all but on_request
     std::vector<std::string> patterns;  // shared patterns to time on; empty: the contract's perf_patterns
     std::vector<int> threads;  // OpenMP thread sweep
+    // --quick: of each exercise, only the first pattern and the first timed parameters (where
+    // patterns and params do not name them): one timing per size, for a student's inner loop.
+    bool first_only = false;
     double cpu_max_flops = kCpuPerfMaxFlops;  // CPU timings (the reference's included) whose one call exceeds it are left out
     labkit::RunPolicy policy;
     std::uint64_t seed = 0;
@@ -231,6 +234,7 @@ public:
         std::vector<labkit::Pattern> out;
         if (settings.patterns.empty()) {
             for (const labkit::Pattern p : perf_patterns_of<C>()) out.push_back(p);
+            if (settings.first_only && out.size() > 1) out.resize(1);
         } else {
             for (const auto& name : settings.patterns)
                 if (const auto p = labkit::parse_pattern(name)) out.push_back(*p);
@@ -240,11 +244,13 @@ public:
 
     std::vector<PerfLine> time_reference(const PerfSettings& settings) const override {
         std::vector<PerfLine> lines;
+        bool timed_params = false;
         for (const auto& [label, params, on_request] : perf_params_of<C>()) {
-            if (settings.params.empty() ? on_request
+            if (settings.params.empty() ? on_request || (settings.first_only && timed_params)
                                         : std::find(settings.params.begin(), settings.params.end(), label) ==
                                               settings.params.end())
                 continue;
+            timed_params = true;
             for (const labkit::Pattern pattern : patterns_to_time(settings))
                 for (const int n : settings.sizes)
                     if (!too_slow_for_cpu_timing<C>(C::reference_name, params, n, settings.cpu_max_flops))

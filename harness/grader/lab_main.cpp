@@ -354,7 +354,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--json", g.json, "write every result as JSON");
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
     grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
-    grade_cmd->add_flag("--quick", quick, "small sizes only (a minute-long check while you work)")
+    grade_cmd->add_flag("--quick", quick, "small sizes only, and one timing per variant: one size, the cores, the first "
+                                         "pattern and timed parameters (a check of seconds while you work)")
         ->group(kGradingGroup);
     std::string sanitize_tool, sanitizer_path;
     grade_cmd->add_option("--sanitize", sanitize_tool,
@@ -466,7 +467,12 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         for (const auto& name : g.perf.patterns)
             if (!labkit::parse_pattern(name))
                 throw std::invalid_argument("--perf-patterns: no pattern '" + name + "' (of: " + pattern_names + ")");
-        g.perf.threads = threads.empty() ? thread_sweep() : to_ints(split_commas(threads), "--threads");
+        // --quick times one thread count, the cores (what --threads does not name); and of each
+        // exercise one pattern and one set of timed parameters (PerfSettings::first_only).
+        g.perf.threads = !threads.empty() ? to_ints(split_commas(threads), "--threads")
+                         : quick          ? std::vector<int>{labkit::cores()}
+                                          : thread_sweep();
+        g.perf.first_only = quick;
         g.perf.policy.fixed_runs = runs;
         g.perf.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;
         for (const int n : g.perf.sizes) {
