@@ -25,7 +25,7 @@ from .draw import floor_bytes_per_pixel, peer_times
 from . import reports
 from .programs import build_grader
 from .sandbox import choose
-from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
+from .util import RESULTS, ROOT, LabkitError, UsageError, kit_path, markdown_table, print_table, rel, say, write_atomic
 from .verdicts import PASS
 
 PEERS_SCRIPT = ROOT / "tools" / "bench_alternatives.py"
@@ -180,13 +180,9 @@ FOOTNOTES = {
 }
 
 
-def markdown_table(rows):
-    return ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)] + ["| " + " | ".join(r) + " |" for r in rows]
-
-
 def lab_section(title, rows, notes):
     """A lab's table as Markdown: its title, the rows and the notes (footnotes last)."""
-    md = [f"**{title}**", ""] + markdown_table(rows) + [""]
+    md = [f"**{title}**", ""] + markdown_table(HEADER, rows) + [""]
     md += [f"- {n}: {t}" for n, t in sorted(notes.items()) if n not in FOOTNOTES]
     return md + [f"- {n} {t}" for n, t in FOOTNOTES.items()]
 
@@ -328,7 +324,7 @@ def lab_tables(lab_name, label, report, peers, out_dir, echo=True):
     write_atomic(out_dir / f"{lab_name}-peers.md", "\n".join(md) + "\n")
     if others:
         md += ["", f"**{lab_name}: its other exercises, the same run** (no peer computes them; the ratio is "
-                   "to the exercise's own fastest GPU row)", ""] + markdown_table(others)
+                   "to the exercise's own fastest GPU row)", ""] + markdown_table(HEADER, others)
     return md
 
 

@@ -18,6 +18,7 @@ from .dist import cmd_dist
 from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
 from .plots import cmd_plot
+from .profile import PROFILE_SIZE, cmd_profile
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options, forwarded_args
 from .testrun import cmd_test
@@ -198,8 +199,7 @@ def make_parser(spec=None):
                        "its box blur of radius R, computed from the table; convolution has --filter SPEC "
                        "(default gaussian:5; e.g. box:7, gaussian:sigma=2.0,size=9, sharpen:5, edge:3, "
                        "laplacian:5, file:my.txt) and --border zero|replicate|mirror (default mirror).")
-    p.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
-    p.add_argument("variant", metavar="VARIANT", help="the variant to run (./labkit list LAB shows them)")
+    add_lab_and_variant(p, "the variant to run")
     p.add_argument("--input", required=True, metavar="IMG", help="input image (PNG, JPEG, ...)")
     p.add_argument("--output", required=True, metavar="OUT.png", help="output image")
     p.add_argument("--raw", metavar="FILE", help="also write the raw output values")
@@ -232,6 +232,32 @@ def make_parser(spec=None):
     p.add_argument("--render", metavar="DIR", help="run nothing: write --page FILE again from the reports of the "
                    "bench run in DIR (its --out), e.g. after a change to how the tables are drawn")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "profile", parents=[common], help="one GPU variant's kernels under Nsight Compute (ncu)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Profiles one GPU variant at one size: the lab's grader checks it on the quick sizes and "
+        "times it (its time and % of copy bandwidth, as grade gives them), then ncu watches one more timed "
+        "run of it and prints, per kernel of that run (its launches summed): ncu's time, DRAM throughput (% of "
+        "peak and GB/s), achieved and theoretical occupancy, registers and block size, shared-memory "
+        "wavefronts per instruction and bank conflicts, and the largest warp stall reasons. The same table "
+        "as Markdown goes to results/profile/<lab>-<variant>-<label>.md. Your build by default; --solution: "
+        "the reference's. Needs a CUDA device and ncu (Nsight Compute, part of the CUDA toolkit), with "
+        "permission to read the GPU's counters; each missing one is named.",
+        epilog="Examples:\n  ./labkit profile integral_image gpu-02-kogge-stone-s1024-b8\n"
+        "  ./labkit profile convolution gpu-03-tiled-b16x16 --params k=25 --raw\n"
+        "  ./labkit profile histogram_equalization gpu-02-privatized-ks-b256 --solution --size 4096\n"
+        "The grader's check runs in the sandbox as grade's does; the run under ncu does not (ncu starts the "
+        "runner itself).\nExit status: 0 when profiled, 1 when it could not be (said why), 2 for a usage error.")
+    add_lab_and_variant(p, "a GPU variant of it")
+    p.add_argument("--size", type=positive(int), metavar="N", help=f"the square image size (default {PROFILE_SIZE})")
+    p.add_argument("--params", metavar="LABEL", help="the timed parameters, for a lab that has them (convolution: "
+                   "k=3, ..., k=25; default: the lab's first, as grade --quick times)")
+    p.add_argument("--solution", action="store_true", help="profile the reference's build, not yours")
+    p.add_argument("--raw", action="store_true", help="keep ncu's report (.ncu-rep, for Nsight Compute's window) "
+                   "and its CSV in results/profile/")
+    p.add_argument("--no-sandbox", action="store_true", help="the grader's check and timing without bubblewrap")
+    p.set_defaults(func=cmd_profile)
 
     p = sub.add_parser("plot", parents=[common], help="draw the timing plots of the grader's reports",
                        description="Draws, for each report (default: results/<lab>-student.json and "
@@ -320,6 +346,12 @@ def add_grader_options(parser, spec, leave_out=()):
     if spec:
         group = parser.add_argument_group("the grader's options (its own: handed to it as given, its help below)")
         grader_cli.add_options(group, spec, leave_out)
+
+
+def add_lab_and_variant(parser, variant_help):
+    """LAB VARIANT, of the commands about one variant (run, profile)."""
+    parser.add_argument("lab", metavar="LAB", help="the lab, e.g. integral_image (./labkit list shows them)")
+    parser.add_argument("variant", metavar="VARIANT", help=f"{variant_help} (./labkit list LAB shows them)")
 
 
 def add_compile_timeout(parser, when=""):

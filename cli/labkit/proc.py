@@ -13,13 +13,24 @@ import threading
 
 from .util import ROOT, LabkitError
 
+CUDA_BIN = "/usr/local/cuda/bin"  # where the toolkit's installers put it
+
 
 def tool_env():
     """PATH with /usr/local/cuda/bin appended when nvcc is installed there but not on PATH."""
     env = dict(os.environ)
-    if not shutil.which("nvcc") and os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
-        env["PATH"] = env.get("PATH", "") + os.pathsep + "/usr/local/cuda/bin"
+    if not shutil.which("nvcc") and os.access(f"{CUDA_BIN}/nvcc", os.X_OK):
+        env["PATH"] = env.get("PATH", "") + os.pathsep + CUDA_BIN
     return env
+
+
+def find_cuda_tool(name):
+    """A tool of the CUDA toolkit (compute-sanitizer, ncu): on PATH (tool_env's), else beside nvcc
+    (as ./labkit setup looks for it), else in CUDA_BIN; None when it is nowhere."""
+    path = tool_env().get("PATH")
+    nvcc = shutil.which("nvcc", path=path)
+    folders = [os.path.dirname(nvcc)] if nvcc else []
+    return shutil.which(name, path=path) or shutil.which(name, path=os.pathsep.join(folders + [CUDA_BIN]))
 
 
 def kill_group(proc):
@@ -52,9 +63,9 @@ def _limiter(limits):
 _live = weakref.WeakSet()
 
 
-def _start(cmd, cwd, limits=None, **streams):
+def _start(cmd, cwd, limits=None, env=None, **streams):
     try:
-        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=tool_env(),
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env={**tool_env(), **(env or {})},
                                 start_new_session=True,
                                 preexec_fn=_limiter(limits) if limits else None, **streams)
     except OSError as e:  # not found, not executable, bad interpreter line...
@@ -84,10 +95,11 @@ def execute(cmd, timeout=None, stdout=None, stderr=None, cwd=ROOT):
         raise
 
 
-def stream(cmd, on_line, timeout=None, cwd=ROOT, limits=None):
+def stream(cmd, on_line, timeout=None, cwd=ROOT, limits=None, stdin=None, env=None):
     """Runs cmd (stdout and stderr merged), calling on_line(text) for each line as it comes.
-    limits: resource limits of the child (see _limiter). Returns (returncode, timed_out)."""
-    proc = _start(cmd, cwd, limits, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    limits: resource limits of the child (see _limiter); stdin: an open file it reads (else
+    labkit's); env: variables set for it. Returns (returncode, timed_out)."""
+    proc = _start(cmd, cwd, limits, env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timed_out = threading.Event()
 
     def on_timeout():
@@ -113,10 +125,10 @@ def stream(cmd, on_line, timeout=None, cwd=ROOT, limits=None):
     return rc, timed_out.is_set()
 
 
-def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None):
+def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None, stdin=None, env=None):
     """Runs cmd (stdout and stderr merged) and returns (returncode, text, timed_out); with echo,
-    every line is also printed as it comes; on_line, if given, sees every line; limits as for
-    stream."""
+    every line is also printed as it comes; on_line, if given, sees every line; limits, stdin
+    and env as for stream."""
     lines = []
 
     def keep(line):
@@ -127,5 +139,5 @@ def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None):
         if on_line:
             on_line(line)
 
-    rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd, limits=limits)
+    rc, timed_out = stream(cmd, keep, timeout=timeout, cwd=cwd, limits=limits, stdin=stdin, env=env)
     return rc, "".join(lines), timed_out

@@ -166,14 +166,15 @@ def runner_sandbox(grader, sandbox):
 
 
 def list_variants(grader, runner, sandbox):
-    """[{name, kind, summary, reference}] in the grader's order (the runner answers `list` in
-    sandbox). The grader prints name, kind, summary, exercise and "reference" or "student"; the
-    exercise is not used here."""
+    """[{name, kind, summary, exercise, reference}] in the grader's order (the runner answers
+    `list` in sandbox). The grader prints name, kind, summary, exercise and "reference" or
+    "student"."""
     rows = []
     for line in query(grader, "list", *runner_options(grader, runner, sandbox)):
         parts = line.split("\t")
         rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
                      "summary": parts[2].strip() if len(parts) > 2 else "",
+                     "exercise": parts[3].strip() if len(parts) > 3 else "",
                      "reference": len(parts) > 4 and parts[4].strip() == "reference"})
     return rows
 
@@ -188,6 +189,15 @@ def student_files(grader, lab_name):
     if not files:
         raise LabkitError(f"the {lab_name} grader lists no student files ({rel(grader)} list-files)")
     return [f.strip() for f in files]
+
+
+def no_gpu_reason(build):
+    """"" when this machine has a CUDA device, else why not, in the probe's words ("no CUDA
+    device", a driver's error), asked of the first lab's grader (`<grader> device`)."""
+    if not build.labs:
+        return ""
+    rc, out, _ = capture([build_grader(build, build.labs[0]), "device"], timeout=PROBE_TIMEOUT_S)
+    return "" if rc == 0 else (out.strip().split("\t", 1)[-1] or "no CUDA device")
 
 
 def machine_gpu(main):

@@ -4,14 +4,12 @@ quick sizes without timing. `labkit grade --sanitize` (this checkout) and `labki
 --sanitize` (a class, where findings cost the rubric's [sanitizer] penalty) both use it."""
 
 import json
-import shutil
 from fnmatch import fnmatch
-from pathlib import Path
 
 from .build import build_dir_of, open_build
 from .grading import run_grader, with_options
-from .programs import build_grader, lab_programs, list_variants
-from .proc import capture, tool_env
+from .programs import lab_programs, list_variants, no_gpu_reason
+from .proc import find_cuda_tool
 from .reports import GPU_TIME_DOC
 from .verdicts import FAILING, SHOWN
 from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
@@ -26,25 +24,19 @@ NO_GPU_TO_SANITIZE = ("--sanitize needs a CUDA device, and this machine has none
 
 
 def find_sanitizer():
-    found = shutil.which("compute-sanitizer", path=tool_env().get("PATH"))
-    path = found or "/usr/local/cuda/bin/compute-sanitizer"
-    if not Path(path).exists():
+    found = find_cuda_tool("compute-sanitizer")
+    if not found:
         raise LabkitError("compute-sanitizer not found: it ships with the CUDA toolkit (/usr/local/cuda/bin); "
                           "--sanitize needs the toolkit and a machine with a CUDA device")
-    return path
+    return found
 
 
 def require_gpu(build):
     """compute-sanitizer watches kernels as they run: without a CUDA device there is nothing to
     watch, so say that first (not "not found")."""
-    lab = build.labs[0] if build.labs else None
-    if lab is None:
-        return
-    grader = build_grader(build, lab)
-    rc, out, _ = capture([grader, "device"], timeout=120)
-    if rc != 0:
-        why = out.strip().split("\t", 1)[-1]
-        raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why and why != "no CUDA device" else ""))
+    why = no_gpu_reason(build)
+    if why:
+        raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why != "no CUDA device" else ""))
 
 
 def gpu_variants(variants, chosen):

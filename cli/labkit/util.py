@@ -122,3 +122,9 @@ def print_table(header, rows):
     say(line(["-" * w for w in widths]))
     for r in rows:
         say(line(r))
+
+
+def markdown_table(header, rows):
+    """The lines of a Markdown table."""
+    return (["| " + " | ".join(map(str, header)) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
