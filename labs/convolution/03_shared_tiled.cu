@@ -9,7 +9,15 @@
 // Limits: the tile, outputs and halo, must fit the 48 KB of dynamic shared memory a launch gets
 //   without opting in; border blocks pay border_index per loaded float; a halo float is loaded
 //   by every block whose tile covers it.
-// Ref: PMPP 4th ed., chapter 7 (convolution), section 7.4 (tiled convolution with halo cells).
+// Experiment 3h (convolve_tiled_unrolled, variants gpu-03-unrolled-*): the same kernel compiled
+//   once per odd k, 1 to kMaxFilterSize, k a template argument. Every loop bound is then a
+//   constant: nvcc unrolls the k x k taps whole, and each weight's address is a constant, loaded
+//   into a uniform register once per warp (ULDC) and used as an FFMA operand, where the run-time
+//   version computes the address and loads it per thread (LDC) beside every FFMA. Cost: the same
+//   bytes and barriers; 13 kernels in the binary (625 unrolled taps at k = 25); a k the lab does
+//   not allow is refused.
+// Ref: PMPP 4th ed., chapter 7 (convolution), section 7.4 (tiled convolution with halo cells);
+//   CUDA C++ Programming Guide, "#pragma unroll" (loops with a constant trip count).
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
@@ -81,6 +89,27 @@ void convolve_tiled([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[ma
     //   shape the kernel assumes; a tile over kDefaultSharedBytes fails to launch, so refuse it
     //   with a message that says why (std::invalid_argument). Then delete the throw.
     throw labkit::NotImplemented("convolve_tiled (03_shared_tiled.cu)");
+}
+
+void convolve_tiled_unrolled([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] int size,
+                             [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                             [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 3h, experiment): the same kernel with k known when it is compiled. Do it once
+    //   steps 3a to 3g pass.
+    //   1. Make your kernel a template on an int, the filter's k, with 0 meaning "k comes in the
+    //      size argument, as before"; inside, the size the loops use is the template's when it
+    //      is not 0. Your convolve_tiled then launches the 0 version: it must not change at all.
+    //   2. Here, launch the version whose template argument equals `size`. A template argument
+    //      must be a constant, and `size` is not: write one launch per odd k from 1 to
+    //      kMaxFilterSize, picked at run time, without 13 copies of the launch (a function
+    //      template that tests one k and otherwise calls itself for the next, with
+    //      `if constexpr` to end the chain). A size that is not an odd 1 to kMaxFilterSize is
+    //      refused with std::invalid_argument, as in step 3g.
+    //   Pitfalls: a bare `#pragma unroll` on the run-time loops stops nvcc's partial unrolling
+    //   there and changes the kernel you are comparing against; the 13 kernels make this
+    //   file's compile slower (say by how much in your report).
+    //   Then look at both kernels' SASS (handout, "k at compile time") before you time them.
+    throw labkit::NotImplemented("convolve_tiled_unrolled (03_shared_tiled.cu)");
 }
 
 }  // namespace convolution

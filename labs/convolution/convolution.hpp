@@ -96,6 +96,10 @@ void convolve_constant(Input in, Output out, int size, Border border, const Tuni
 // once, then every thread reads its k x k neighbourhood from there. Weights in constant memory.
 void set_weights_tiled(const float* weights, int size, GpuContext& ctx);
 void convolve_tiled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx);
+// Experiment 3h, same file: the same sums, from a kernel compiled for each odd k (a template
+// argument), so that its loops unroll and the weights' addresses are constants. Its weights
+// are set_weights_tiled's; a size that is not an odd 1 to kMaxFilterSize is refused.
+void convolve_tiled_unrolled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx);
 
 // 04_separable.cu: for K = column x row (box, Gaussian, Sobel): a row pass into `rows` (a float image of
 // the input's size, NOT clamped), then a column pass from it into `out` (clamped). Each pass

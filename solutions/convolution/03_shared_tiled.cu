@@ -10,7 +10,15 @@
 // Limits: the tile, outputs and halo, must fit the 48 KB of dynamic shared memory a launch gets
 //   without opting in; border blocks pay border_index per loaded float; a halo float is loaded
 //   by every block whose tile covers it.
-// Ref: PMPP 4th ed., chapter 7 (convolution), section 7.4 (tiled convolution with halo cells).
+// Experiment 3h (convolve_tiled_unrolled, variants gpu-03-unrolled-*): the same kernel compiled
+//   once per odd k, 1 to kMaxFilterSize, k a template argument. Every loop bound is then a
+//   constant: nvcc unrolls the k x k taps whole, and each weight's address is a constant, loaded
+//   into a uniform register once per warp (ULDC) and used as an FFMA operand, where the run-time
+//   version computes the address and loads it per thread (LDC) beside every FFMA. Cost: the same
+//   bytes and barriers; 13 kernels in the binary (625 unrolled taps at k = 25); a k the lab does
+//   not allow is refused.
+// Ref: PMPP 4th ed., chapter 7 (convolution), section 7.4 (tiled convolution with halo cells);
+//   CUDA C++ Programming Guide, "#pragma unroll" (loops with a constant trip count).
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
@@ -76,8 +84,13 @@ __constant__ float c_tiled_weights[kMaxWeights];  // K(dx, dy) = c_tiled_weights
 // starter: solution
 // Block (bx, by) computes outputs x0..x0 + blockDim.x - 1, y0..y0 + blockDim.y - 1, from the
 // shared tile tile(tx, ty) = in~(x0 - r + tx, y0 - r + ty), row-major, tile_w floats a row.
-__global__ void convolve_tiled_kernel(Input in, Output out, int size, Border border) {
+// kFixedSize: 0 for steps 3b-3f, k then in run_time_size; else k itself (experiment 3h). nvcc
+// unrolls a loop of constant trip count whole on its own; a bare `#pragma unroll` would add
+// nothing there and would stop the partial unrolling of the run-time loops.
+template <int kFixedSize>
+__global__ void convolve_tiled_kernel(Input in, Output out, int run_time_size, Border border) {
     extern __shared__ float tile[];  // sized at launch: the tile's size depends on the block and on r
+    const int size = kFixedSize > 0 ? kFixedSize : run_time_size;
     const int r = size / 2;
     const int tile_w = blockDim.x + 2 * r, tile_h = blockDim.y + 2 * r;  // the block's outputs plus r on every side
     const int threads = blockDim.x * blockDim.y;
@@ -113,6 +126,37 @@ __global__ void convolve_tiled_kernel(Input in, Output out, int size, Border bor
     }
 // starter: end
 }
+// starter: solution
+
+// The launch of both variants: one block per tile of outputs, the tile and its halo in dynamic
+// shared memory. kFixedSize as the kernel's.
+template <int kFixedSize>
+void launch_tiled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
+    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
+    const int r = size / 2;
+    const std::size_t tile_bytes =
+        sizeof(float) * static_cast<std::size_t>(tuning.block_x + 2 * r) * static_cast<std::size_t>(tuning.block_y + 2 * r);
+    if (tile_bytes > kDefaultSharedBytes)
+        throw std::invalid_argument("convolve_tiled: the tile of this block and filter exceeds 48 KB of shared memory");
+    const dim3 block(tuning.block_x, tuning.block_y);
+    const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
+    convolve_tiled_kernel<kFixedSize><<<grid, block, tile_bytes, ctx.stream>>>(in, out, size, border);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Experiment 3h: the kernel compiled for k = kSize, or the chain's next odd k; one instantiation
+// per k the lab allows, the chain ends past kMaxFilterSize.
+template <int kSize = 1>
+void launch_tiled_unrolled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
+    if constexpr (kSize > kMaxFilterSize) {
+        throw std::invalid_argument("convolve_tiled_unrolled: size must be odd, 1 to kMaxFilterSize");
+    } else if (size == kSize) {
+        launch_tiled<kSize>(in, out, size, border, tuning, ctx);
+    } else {
+        launch_tiled_unrolled<kSize + 2>(in, out, size, border, tuning, ctx);
+    }
+}
+// starter: end
 
 }  // namespace
 
@@ -142,16 +186,33 @@ void set_weights_tiled(const float* weights, int size, GpuContext& ctx) {
     //> throw labkit::NotImplemented("convolve_tiled (03_shared_tiled.cu)");
 // starter: solution
 void convolve_tiled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
-    if (in.width == 0 || in.height == 0) return;  // a zero-block grid is a launch error
-    const int r = size / 2;
-    const std::size_t tile_bytes =
-        sizeof(float) * static_cast<std::size_t>(tuning.block_x + 2 * r) * static_cast<std::size_t>(tuning.block_y + 2 * r);
-    if (tile_bytes > kDefaultSharedBytes)
-        throw std::invalid_argument("convolve_tiled: the tile of this block and filter exceeds 48 KB of shared memory");
-    const dim3 block(tuning.block_x, tuning.block_y);
-    const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
-    convolve_tiled_kernel<<<grid, block, tile_bytes, ctx.stream>>>(in, out, size, border);
-    CUDA_CHECK_LAUNCH();
+    launch_tiled<0>(in, out, size, border, tuning, ctx);
+// starter: end
+}
+
+// starter: prompt
+//> void convolve_tiled_unrolled([[maybe_unused]] Input in, [[maybe_unused]] Output out, [[maybe_unused]] int size,
+                             //> [[maybe_unused]] Border border, [[maybe_unused]] const Tuning& tuning,
+                             //> [[maybe_unused]] GpuContext& ctx) {
+    // TODO(step 3h, experiment): the same kernel with k known when it is compiled. Do it once
+    //   steps 3a to 3g pass.
+    //   1. Make your kernel a template on an int, the filter's k, with 0 meaning "k comes in the
+    //      size argument, as before"; inside, the size the loops use is the template's when it
+    //      is not 0. Your convolve_tiled then launches the 0 version: it must not change at all.
+    //   2. Here, launch the version whose template argument equals `size`. A template argument
+    //      must be a constant, and `size` is not: write one launch per odd k from 1 to
+    //      kMaxFilterSize, picked at run time, without 13 copies of the launch (a function
+    //      template that tests one k and otherwise calls itself for the next, with
+    //      `if constexpr` to end the chain). A size that is not an odd 1 to kMaxFilterSize is
+    //      refused with std::invalid_argument, as in step 3g.
+    //   Pitfalls: a bare `#pragma unroll` on the run-time loops stops nvcc's partial unrolling
+    //   there and changes the kernel you are comparing against; the 13 kernels make this
+    //   file's compile slower (say by how much in your report).
+    //   Then look at both kernels' SASS (handout, "k at compile time") before you time them.
+    //> throw labkit::NotImplemented("convolve_tiled_unrolled (03_shared_tiled.cu)");
+// starter: solution
+void convolve_tiled_unrolled(Input in, Output out, int size, Border border, const Tuning& tuning, GpuContext& ctx) {
+    launch_tiled_unrolled(in, out, size, border, tuning, ctx);
 // starter: end
 }
 

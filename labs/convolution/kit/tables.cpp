@@ -34,6 +34,7 @@ constexpr Tuning k16x16{16, 16}, k32x8{32, 8}, k32x32{32, 32};
 constexpr std::string_view kGlobal = "one thread per pixel; image and weights from global memory",
                            kConstant = "as 01, the weights in __constant__ memory (one broadcast per warp)",
                            kTiled = "input tile + halo staged in shared memory once per block; constant weights",
+                           kUnrolled = "experiment: as 03, compiled for each k (a template argument): taps unrolled, constant weight addresses",
                            kSeparable = "separable filters: a row pass, then a column pass, each tiled in shared memory";
 #endif
 
@@ -52,6 +53,9 @@ const std::vector<CvVariant>& table() {
         gpu("gpu-03-tiled-b16x16", kTiled, constant_memory(set_weights_tiled, convolve_tiled, k16x16)),
         gpu("gpu-03-tiled-b32x8", kTiled, constant_memory(set_weights_tiled, convolve_tiled, k32x8)),
         gpu("gpu-03-tiled-b32x32", kTiled, constant_memory(set_weights_tiled, convolve_tiled, k32x32)),
+        gpu("gpu-03-unrolled-b16x16", kUnrolled, constant_memory(set_weights_tiled, convolve_tiled_unrolled, k16x16)),
+        gpu("gpu-03-unrolled-b32x8", kUnrolled, constant_memory(set_weights_tiled, convolve_tiled_unrolled, k32x8)),
+        gpu("gpu-03-unrolled-b32x32", kUnrolled, constant_memory(set_weights_tiled, convolve_tiled_unrolled, k32x32)),
         gpu("gpu-04-separable-b16x16", kSeparable, separable(k16x16)),
         gpu("gpu-04-separable-b32x8", kSeparable, separable(k32x8)),
         gpu("gpu-04-separable-b32x32", kSeparable, separable(k32x32)),
