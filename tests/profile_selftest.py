@@ -25,8 +25,8 @@ from labkit.util import LabkitError, markdown_table  # noqa: E402
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
           '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
 SCAN = "void integral_image::scan_rows<(int)1024>(labkit::View<const unsigned char>, labkit::View<unsigned int>, int)"
-ADD = "integral_image::(anonymous namespace)::add_carries(labkit::View<unsigned int>, const unsigned int *)"
-FLUSH = "labkit::(anonymous namespace)::read_sweep(const uint4 *, unsigned long, unsigned int *)"
+ADD = "integral_image::<unnamed>::add_carries(labkit::View<unsigned int>, const unsigned int *)"
+FLUSH = "unnamed>::read_sweep(const uint4 *, unsigned long, unsigned int *)"  # as ncu 2025 wrote it
 STALL = ncu.STALL_PREFIX + "{}" + ncu.STALL_SUFFIX
 
 

@@ -136,8 +136,8 @@ def short_name(kernel):
                 break
     name = name[:cut] if cut > 0 else name
     depth, start = 0, 0
-    for i, c in enumerate(name):  # the last '::' outside template arguments
-        depth += (c == "<") - (c == ">")
+    for i, c in enumerate(name):  # the last '::' outside template arguments ("ns::<unnamed>::k" too)
+        depth = max(0, depth + (c == "<") - (c == ">"))
         if depth == 0 and name.startswith("::", i):
             start = i + 2
     return name[start:] or kernel

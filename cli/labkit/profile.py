@@ -142,8 +142,9 @@ def profile_run(tool, runner, exercise, variant, size, params, pattern, report, 
     with open(feed) as stdin:
         rc, out, timed_out = capture(cmd, timeout=NCU_TIMEOUT_S, stdin=stdin, env=NCU_ENV)
     check_ncu_run(rc, out, timed_out, rep)
-    rc, text, timed_out = capture([tool, "--import", rep, "--csv", "--metrics", ncu.metric_option()],
-                                  timeout=NCU_IMPORT_TIMEOUT_S, env=NCU_ENV)
+    # The report holds only the metrics asked for; read back without --metrics (ncu 2025 shows
+    # no metric that a regex: filter names at import, though it collected them).
+    rc, text, timed_out = capture([tool, "--import", rep, "--csv"], timeout=NCU_IMPORT_TIMEOUT_S, env=NCU_ENV)
     write_atomic(Path(f"{report}.csv"), text)
     try:
         return ncu.aggregate(ncu.timed_run(ncu.parse_csv(text)))
@@ -188,7 +189,7 @@ def show(args, label, size, report, timing, rows, kept):
     what = f"{args.lab} {args.variant} ({label}) at {size}²" + (f", {timing['params']}" if timing.get("params") else "")
     kernels = len(rows) - (len(rows) > 1)  # without the "(all kernels)" row
     lines = [f"{what}: {grader_line(report, timing, label)}", "",
-             f"Nsight Compute, the {kernels} kernel(s) of one timed run:", ""]
+             f"Nsight Compute, the {kernels} kernel{'s' * (kernels != 1)} of one timed run:", ""]
     header, cells = ncu.table(rows)
     say("")
     say(lines[0])
