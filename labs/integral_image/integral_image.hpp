@@ -88,6 +88,10 @@ void transpose_tiled(View<const std::uint32_t> in, Output out, const Tuning& tun
 // 03_brent_kung.cu
 template <class In>
 void scan_rows_brent_kung(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
+// 03b_coarsened.cu (an experiment, bonus points): 03's hierarchy with another section scan, four
+// elements per thread in registers and warp shuffles; reuses the block-sum helpers of 02.
+template <class In>
+void scan_rows_coarsened(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);
 // 04_single_pass.cu
 template <class In>
 void scan_rows_single_pass(View<const In> in, Output out, const Tuning& tuning, GpuContext& ctx);

@@ -33,6 +33,9 @@ IiVariant::GpuFn kogge_stone(int section, int block_rows) {
 IiVariant::GpuFn brent_kung(int section, int block_rows) {
     return pipeline({scan_rows_brent_kung<u8>, scan_rows_brent_kung<u32>, transpose_tiled, {section, block_rows}});
 }
+IiVariant::GpuFn coarsened(int section, int block_rows) {
+    return pipeline({scan_rows_coarsened<u8>, scan_rows_coarsened<u32>, transpose_tiled, {section, block_rows}});
+}
 IiVariant::GpuFn single_pass(int section, int block_rows) {
     return pipeline({scan_rows_single_pass<u8>, scan_rows_single_pass<u32>, transpose_tiled, {section, block_rows}});
 }
@@ -60,6 +63,7 @@ TrVariant::GpuFn transpose(TransposeFn fn, Tuning tuning) {
 
 constexpr const char* kKoggeStone = "Kogge-Stone sections + block sums + add-back; tiled transposes";
 constexpr const char* kBrentKung = "work-efficient up/down-sweep sections, conflict-free padding";
+constexpr const char* kCoarsened = "experiment: 4 items a thread, warp-shuffle sections; block sums + add-back; tiled transposes";
 constexpr const char* kSinglePass = "one-kernel chained row scan, dynamic block ids";
 
 const std::vector<IiVariant>& table() {
@@ -80,6 +84,12 @@ const std::vector<IiVariant>& table() {
         {"gpu-03-brent-kung-s512-b16", kBrentKung, {}, brent_kung(512, 16)},
         {"gpu-03-brent-kung-s1024-b8", kBrentKung, {}, brent_kung(1024, 8)},
         {"gpu-03-brent-kung-s1024-b16", kBrentKung, {}, brent_kung(1024, 16)},
+        {"gpu-03b-coarsened-s256-b8", kCoarsened, {}, coarsened(256, 8)},
+        {"gpu-03b-coarsened-s256-b16", kCoarsened, {}, coarsened(256, 16)},
+        {"gpu-03b-coarsened-s512-b8", kCoarsened, {}, coarsened(512, 8)},
+        {"gpu-03b-coarsened-s512-b16", kCoarsened, {}, coarsened(512, 16)},
+        {"gpu-03b-coarsened-s1024-b8", kCoarsened, {}, coarsened(1024, 8)},
+        {"gpu-03b-coarsened-s1024-b16", kCoarsened, {}, coarsened(1024, 16)},
         {"gpu-04-single-pass-s256-b8", kSinglePass, {}, single_pass(256, 8)},
         {"gpu-04-single-pass-s256-b16", kSinglePass, {}, single_pass(256, 16)},
         {"gpu-04-single-pass-s512-b8", kSinglePass, {}, single_pass(512, 8)},

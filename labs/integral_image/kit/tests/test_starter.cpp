@@ -29,6 +29,8 @@ TEST_CASE("every student function of the starter is a TODO", "[integral_image][s
         CHECK_THROWS_AS(scan_rows_kogge_stone(in32, o, s, ctx), labkit::NotImplemented);
         CHECK_THROWS_AS(scan_rows_brent_kung(in8, o, s, ctx), labkit::NotImplemented);
         CHECK_THROWS_AS(scan_rows_brent_kung(in32, o, s, ctx), labkit::NotImplemented);
+        CHECK_THROWS_AS(scan_rows_coarsened(in8, o, s, ctx), labkit::NotImplemented);
+        CHECK_THROWS_AS(scan_rows_coarsened(in32, o, s, ctx), labkit::NotImplemented);
         CHECK_THROWS_AS(scan_rows_single_pass(in8, o, s, ctx), labkit::NotImplemented);
         CHECK_THROWS_AS(scan_rows_single_pass(in32, o, s, ctx), labkit::NotImplemented);
     }
