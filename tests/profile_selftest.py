@@ -205,8 +205,18 @@ def test_command(build_dir):
            "no ncu: said, and where it comes from")
 
 
+def test_report_names():
+    """Two profiles of one variant at other parameters or sizes keep separate files (they once
+    shared one name, and profiling k=9 after k=25 overwrote the first)."""
+    names = {profile.report_stem("convolution", "gpu-03-tiled-b16x16", "solution", size, params)
+             for size, params in ((8192, "k=25"), (8192, "k=9"), (8192, "disk:25"), (4096, "k=25"), (8192, ""))}
+    expect(len(names) == 5, "one report name per size and parameters")
+    expect(all("/" not in n and ":" not in n and "=" not in n for n in names), "report names are plain file names")
+
+
 def main():
     test_parsing()
+    test_report_names()
     test_ncu_refusals()
     if "--build-dir" in sys.argv:
         test_command(sys.argv[sys.argv.index("--build-dir") + 1])

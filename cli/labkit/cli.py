@@ -241,7 +241,7 @@ def make_parser(spec=None):
         "run of it and prints, per kernel of that run (its launches summed): ncu's time, DRAM throughput (% of "
         "peak and GB/s), achieved and theoretical occupancy, registers and block size, shared-memory "
         "wavefronts per instruction and bank conflicts, and the largest warp stall reasons. The same table "
-        "as Markdown goes to results/profile/<lab>-<variant>-<label>.md. Your build by default; --solution: "
+        "as Markdown goes to results/profile/<lab>-<variant>-<label>-<size>[-<params>].md. Your build by default; --solution: "
         "the reference's. Needs a CUDA device and ncu (Nsight Compute, part of the CUDA toolkit), with "
         "permission to read the GPU's counters; each missing one is named.",
         epilog="Examples:\n  ./labkit profile integral_image gpu-02-kogge-stone-s1024-b8\n"

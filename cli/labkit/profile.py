@@ -67,10 +67,11 @@ def cmd_profile(args):
         say(f"note: {args.variant} is {shown} ({status.get('detail', '')}); profiled anyway, without a time")
     params = timing.get("params") or args.params or ""
     pattern = timing.get("pattern") or ""
+    stem = OUT / report_stem(args.lab, args.variant, label, size, params)
     with tempfile.TemporaryDirectory(prefix="labkit-profile-") as tmp:
-        keep = OUT / f"{args.lab}-{args.variant}-{label}" if args.raw else Path(tmp) / "profile"
+        keep = stem if args.raw else Path(tmp) / "profile"
         rows = profile_run(tool, runner, row["exercise"], args.variant, size, params, pattern, keep, Path(tmp))
-    show(args, label, size, report, timing, rows, keep if args.raw else None)
+    show(args, label, size, report, timing, rows, stem, args.raw)
     return 0
 
 
@@ -183,7 +184,14 @@ def grader_line(report, timing, label):
     return ", ".join(parts) + (f" on {env['gpu']}" if env.get("gpu") else "") + ", as grade times it"
 
 
-def show(args, label, size, report, timing, rows, kept):
+def report_stem(lab, variant, label, size, params):
+    """The name of a profile's files: one per variant, build, size and parameters, so that profiling
+    k=9 after k=25 keeps both (`k=25` and `disk:25` become `k25`, `disk25`)."""
+    tag = "".join(c for c in params if c.isalnum() or c in "-_.")
+    return f"{lab}-{variant}-{label}-{size}" + (f"-{tag}" if tag else "")
+
+
+def show(args, label, size, report, timing, rows, stem, kept):
     """The variant's time and % of copy (the grader's), then ncu's table and its legend; the same
     as Markdown in results/profile/."""
     what = f"{args.lab} {args.variant} ({label}) at {size}²" + (f", {timing['params']}" if timing.get("params") else "")
@@ -198,7 +206,7 @@ def show(args, label, size, report, timing, rows, kept):
     say("")
     for line in ncu.legend():
         say(f"  {line}")
-    path = OUT / f"{args.lab}-{args.variant}-{label}.md"
+    path = stem.parent / f"{stem.name}.md"
     write_atomic(path, "\n".join(lines + markdown_table(header, cells) + [""] + [f"- {l}" for l in ncu.legend()]) + "\n")
-    say(f"\nas Markdown: {rel(path)}" + (f"; ncu's report: {rel(kept)}.ncu-rep (Nsight Compute's window opens it) "
+    say(f"\nas Markdown: {rel(path)}" + (f"; ncu's report: {rel(stem)}.ncu-rep (Nsight Compute's window opens it) "
                                           "and its CSV" if kept else "; --raw keeps ncu's report and its CSV there"))
