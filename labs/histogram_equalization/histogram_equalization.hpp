@@ -63,7 +63,7 @@ using ScanFn = void (*)(const std::uint32_t* hist, std::uint32_t* cdf, GpuContex
 // 01_global_atomics.cu: one atomicAdd on the global histogram per pixel.
 void histogram_global_atomics(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 // 01_global_atomics.cu, experiment 1c: the same, each bin's counter on a 128-byte line of its own
-// (scratch from the workspace), copied into hist at the end.
+// (scratch from the workspace), added into hist at the end.
 void histogram_global_atomics_padded(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);
 // 02_shared_privatized.cu: a private histogram per block in shared memory, merged at the end.
 void histogram_privatized(Input in, std::uint32_t* hist, const Tuning& tuning, GpuContext& ctx);

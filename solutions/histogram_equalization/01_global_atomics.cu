@@ -8,7 +8,7 @@
 // Experiment (1c), padded bins: the same kernel counting into 256 counters 128 bytes apart (one
 //   L2 line each, where the 256 bins of hist share eight lines), then one block copying them into
 //   hist. It asks whether atomics on different words of one line wait for each other; the
-//   handout's measured answer says. Costs a 32 KB memset and a second tiny kernel per call.
+//   handout's measured answer says. Costs a 32 KiB memset and a second tiny kernel per call.
 // Ref: PMPP 4th ed., chapter 9 (parallel histogram), sections 9.1-9.3.
 // starter: solution
 #include <cstddef>
@@ -49,7 +49,8 @@ constexpr int kPaddedStride = kLineBytes / sizeof(std::uint32_t);  // counters a
 //> [[maybe_unused]] __global__ void histogram_padded_kernel([[maybe_unused]] Input in,
                                                          //> [[maybe_unused]] std::uint32_t* counters) {
     // TODO(step 1c, experiment): step 1a's kernel, counting value v into counters[v * stride],
-    //   where the stride puts each counter on a 128-byte line of its own.
+    //   where the stride, in counters, puts each counter on a 128-byte line of its own (a named
+    //   constant worked out from the line's bytes and a counter's, not a bare number).
 // starter: solution
 __global__ void histogram_padded_kernel(Input in, std::uint32_t* counters) {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -62,11 +63,12 @@ __global__ void histogram_padded_kernel(Input in, std::uint32_t* counters) {
 // starter: prompt
 //> [[maybe_unused]] __global__ void gather_padded_kernel([[maybe_unused]] const std::uint32_t* counters,
                                                       //> [[maybe_unused]] std::uint32_t* hist) {
-    // TODO(step 1c): one thread per bin copies its padded counter into hist.
+    // TODO(step 1c): one thread per bin adds its padded counter into hist (+=, the contract of
+    //   every histogram function in the header, even though the kit hands you a zeroed hist).
 // starter: solution
 __global__ void gather_padded_kernel(const std::uint32_t* counters, std::uint32_t* hist) {
     const int b = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (b < kLevels) hist[b] = counters[b * kPaddedStride];
+    if (b < kLevels) hist[b] += counters[b * kPaddedStride];  // the contract's +=: one thread per bin, no race
 // starter: end
 }
 
