@@ -194,7 +194,8 @@ def report_stem(lab, variant, label, size, params):
 def show(args, label, size, report, timing, rows, stem, kept):
     """The variant's time and % of copy (the grader's), then ncu's table and its legend; the same
     as Markdown in results/profile/."""
-    what = f"{args.lab} {args.variant} ({label}) at {size}²" + (f", {timing['params']}" if timing.get("params") else "")
+    what = (f"{args.lab} {args.variant} ({label}) at {size}²" + (f", {timing['params']}" if timing.get("params") else "")
+            + (f", on the {timing['pattern']} image" if timing.get("pattern") else ""))
     kernels = len(rows) - (len(rows) > 1)  # without the "(all kernels)" row
     lines = [f"{what}: {grader_line(report, timing, label)}", "",
              f"Nsight Compute, the {kernels} kernel{'s' * (kernels != 1)} of one timed run:", ""]

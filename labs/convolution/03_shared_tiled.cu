@@ -11,9 +11,9 @@
 //   by every block whose tile covers it.
 // Experiment 3h (convolve_tiled_unrolled, variants gpu-03-unrolled-*): the same kernel compiled
 //   once per odd k, 1 to kMaxFilterSize, k a template argument. Every loop bound is then a
-//   constant: nvcc unrolls the k x k taps whole, and each weight's address is a constant, loaded
-//   into a uniform register once per warp (ULDC) and used as an FFMA operand, where the run-time
-//   version computes the address and loads it per thread (LDC) beside every FFMA. Cost: the same
+//   constant: nvcc unrolls the k x k taps whole, and the weights' addresses are constants, loaded
+//   two at a time into uniform registers (ULDC.64) and used as FFMA operands, where the run-time
+//   version computes each address and loads one weight (ULDC) beside every FFMA. Cost: the same
 //   bytes and barriers; 13 kernels in the binary (625 unrolled taps at k = 25); a k the lab does
 //   not allow is refused.
 // Ref: PMPP 4th ed., chapter 7 (convolution), section 7.4 (tiled convolution with halo cells);

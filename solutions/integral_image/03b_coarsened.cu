@@ -3,8 +3,8 @@
 // Changes vs 03: the section scan only. Each thread loads kItems = 4 consecutive elements (one
 //   4-byte uchar4 or 16-byte uint4 access where alignment allows), scans them in registers, then
 //   the warp scans the threads' totals with shuffles (no shared memory, no barrier), and the block
-//   combines its warps' totals through shared memory: 2 barriers per section and row, where 02
-//   and 03 take 2 log2(S) (20 at S = 1024). The rest is 03's: the section totals go to sums,
+//   combines its warps' totals through shared memory: 2 barriers per section and row, where the
+//   barriers of 02 and 03 grow with log2(S). The rest is 03's: the section totals go to sums,
 //   scan_block_sums and add_block_sums finish the rows, and the tiled transposes sit between.
 // Why: 04 changes how a section is scanned (coarsening, shuffles, vector accesses) and how the
 //   sections of a row are joined (one chained pass instead of three kernels) at once. This step
