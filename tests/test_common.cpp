@@ -172,7 +172,7 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(m[1].params == "k=3");
     std::filesystem::remove_all(dir);
 
-    const protocol::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, 0.0625, {0.25, 0.5}};
+    const protocol::PerfLine p{"skewed", "k=5", 1024, 1024, 4, 1.5, 1.25, 2, 9, 3.5, 5.75, 0.125, 42.5, 0.0625, 7.25, {0.25, 0.5}};
     const auto q = protocol::decode_perf(protocol::encode(p));
     CHECK(q.pattern == "skewed");
     CHECK(q.params == "k=5");
@@ -184,10 +184,11 @@ TEST_CASE("case sizes, raw image files, manifests and perf lines", "[common][pro
     CHECK(q.late_ms == 0.125);
     CHECK(q.first_ms == 42.5);
     CHECK(q.noise == 0.0625);
+    CHECK(q.demand_ms == 7.25);
     CHECK(q.stage_ms == std::vector<double>{0.25, 0.5});
     CHECK_THROWS_AS(protocol::decode_perf("1\t2"), std::invalid_argument);
     CHECK_THROWS_AS(protocol::decode_perf("a\tb\tc\td\te\tf\tg\th\ti\tj"), std::invalid_argument);
-    CHECK_THROWS_AS(protocol::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0\t0\t0"), std::invalid_argument);  // no such pattern
+    CHECK_THROWS_AS(protocol::decode_perf("plaid\t\t1\t1\t0\t1\t1\t1\t1\t1\t1\t0\t0\t0\t0"), std::invalid_argument);  // no such pattern
     CHECK(protocol::split_commas("a,,b,") == std::vector<std::string>{"a", "b"});
 }
 

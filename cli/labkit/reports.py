@@ -50,7 +50,8 @@ VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (s
                   "sanitizer": (dict,)}
 PERF_FIELDS = {"variant": (str,), "exercise": (str,), "kind": (str,), "pattern": (str,),
                "params": (str,), "width": (int,), "height": (int,), "threads": (int,),
-               "kernel_ms": NUMBER, "e2e_ms": NUMBER, "cpu_ms": NUMBER, "noise": NUMBER}
+               "kernel_ms": NUMBER, "e2e_ms": NUMBER, "cpu_ms": NUMBER, "noise": NUMBER,
+               "demand_ms": NUMBER}
 REQUIRED = {"report": ("variants",), "variant": ("name", "status"),
             "performance": ("variant", "width", "height", "kernel_ms")}
 

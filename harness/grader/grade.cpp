@@ -392,6 +392,12 @@ constexpr double kLateMs = 0.05, kLateShare = 0.1;
 // gradings ran beside it. Calls under kBusyMinMs are not judged: the team's start and end, and
 // the clock's reading, weigh too much in them.
 constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
+// So the threads that ran or waited for a core during the calls are judged too
+// (protocol::ThreadDemand), which a loaded machine does not shrink: the corpus's team of 4x the
+// cores, given one thread and confined to one core (taskset), kept 1.0 busy and 2.6 to 2.7
+// running or waiting. An honest team of t reads at most t; kDemandSlack more threads are allowed
+// for an OpenMP pool that a larger team of an earlier measurement left spinning.
+constexpr double kDemandSlack = 0.5;
 // The other way round: a measurement given t >= 2 threads, on a machine with c cores, that kept
 // fewer than 1 + kIdleShare * (min(t, c) - 1) busy (1.1 of 2, 2.5 of 16) did not share its work
 // among them: a missing `parallel`, a thread count not passed on, or one thread doing what the
@@ -695,10 +701,18 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                           l.late_ms);
             add_flag(t, text);
         }
-        if (v.kind == "cpu" && l.ms >= kBusyMinMs && l.cpu_ms > l.ms * (l.threads * kBusyFactor + kBusySlack)) {
+        const double bound = l.ms * (l.threads * kBusyFactor + kBusySlack);
+        if (v.kind == "cpu" && l.ms >= kBusyMinMs && l.cpu_ms > bound) {
             char text[200];
             std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
                           l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
+            add_flag(t, text);
+        } else if (v.kind == "cpu" && l.demand_ms > bound + l.ms * kDemandSlack) {
+            char text[240];
+            std::snprintf(text, sizeof text,
+                          "kept %.1f threads running or waiting for a core when given %d (%.1f of them busy; their time over the "
+                          "wall time of %d timed calls of %.1f ms)",
+                          l.demand_ms / l.ms, l.threads, l.cpu_ms / l.ms, l.runs, l.ms);
             add_flag(t, text);
         }
         lines.push_back(std::move(l));

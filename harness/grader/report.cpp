@@ -434,6 +434,7 @@ Json json(const Report& r) {
         if (p.kind == "cpu") {  // what the rubric judges a CPU time's trust by (cli/labkit/rubric.py)
             o["cpu_ms"] = l.cpu_ms;
             o["noise"] = l.noise;
+            o["demand_ms"] = l.demand_ms;
         }
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
             o["pass_ms"] = l.stage_ms;

@@ -157,13 +157,14 @@ std::string encode(const PerfLine& p) {
     field(std::to_string(p.runs));
     for (const double ms : {p.e2e_ms, p.cpu_ms, p.late_ms, p.first_ms}) field(std::to_string(ms));
     field(std::to_string(p.noise));
+    field(std::to_string(p.demand_ms));
     for (const double m : p.stage_ms) field(std::to_string(m));
     return s;
 }
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 14;
+    constexpr std::size_t kFixed = 15;
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {
@@ -182,6 +183,7 @@ PerfLine decode_perf(const std::string& text) {
         p.late_ms = std::stod(f[11]);
         p.first_ms = std::stod(f[12]);
         p.noise = std::stod(f[13]);
+        p.demand_ms = std::stod(f[14]);
         for (std::size_t i = kFixed; i < f.size(); ++i) p.stage_ms.push_back(std::stod(f[i]));
     } catch (const std::exception&) {
         throw std::invalid_argument("malformed perf line");

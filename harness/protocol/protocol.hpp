@@ -127,6 +127,8 @@ struct PerfLine {
     double first_ms = 0;             // GPU: wall time of the runner process's first call of the variant (module
                                      // load; for the Python track also compiling and JIT), the same on every line
     double noise = 0;                // CPU: the timed calls' interquartile range over their median (labkit::Stats)
+    double demand_ms = 0;            // CPU: time the threads ran or waited for a core (ThreadDemand) over the
+                                     // wall time of the timed runs, times the median; 0 for GPU or unknown
     std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
 };
 std::string encode(const PerfLine& p);

@@ -46,11 +46,11 @@ def answer_name(index):
 
 
 def perf_fields(pattern, params, width, height, stats, e2e_ms, late_ms, first_ms, stage_ms):
-    """One perf line's value of a GPU variant (no CPU time, no noise: CPU timings' only), field for
+    """One perf line's value of a GPU variant (no CPU time, noise or demand: CPU timings' only), field for
     field as protocol::encode(PerfLine)."""
     ms, lo, hi, runs = stats
     fixed = [pattern, params, str(width), str(height), "0", f"{ms:.6f}", f"{lo:.6f}", f"{hi:.6f}", str(runs),
-             f"{e2e_ms:.6f}", "0", f"{late_ms:.6f}", f"{first_ms:.6f}", "0"]
+             f"{e2e_ms:.6f}", "0", f"{late_ms:.6f}", f"{first_ms:.6f}", "0", "0"]
     return "\t".join(fixed + [f"{m:.6f}" for m in stage_ms])
 
 
