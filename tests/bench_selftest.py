@@ -47,11 +47,16 @@ def check_peer_rows():
     timing = report["performance"][0]
     report["performance"] += [dict(timing, variant="gpu-03-aggregated-ks-b512", kernel_ms=0.003),
                               dict(timing, variant="peer-npp", kernel_ms=0.002),
-                              dict(timing, variant="peer-npp-separable", kernel_ms=0.001)]
+                              dict(timing, variant="peer-npp-separable", kernel_ms=0.001),
+                              dict(timing, variant="peer-cub-blockscan-s256-b8", kernel_ms=0.002),
+                              dict(timing, variant="peer-cub-blockscan-s1024-b8", kernel_ms=0.001)]
     report["variants"] += [{"name": n, "exercise": "histogram_equalization", "peer": True, "status": PASS}
-                           for n in ("peer-npp", "peer-npp-separable")]
+                           for n in ("peer-npp", "peer-npp-separable", "peer-cub-blockscan-s256-b8",
+                                     "peer-cub-blockscan-s1024-b8")]
     names = [r[1] for r in peers_table(report, {})[0]]
     expect("peer-npp" in names and "peer-npp-separable" in names, "two peers of one library: two rows")
+    expect("peer-cub-blockscan-s1024-b8" in names and "peer-cub-blockscan-s256-b8" not in names,
+           "a peer's configurations: one row, its fastest")
     expect("gpu-03-aggregated-ks-b512" in names and "gpu-03-aggregated-ks-b256" not in names,
            "a step of the handout: its fastest configuration only")
 

@@ -88,12 +88,20 @@ def peer_rows(peers):
     return rows, notes
 
 
+# A variant name's trailing configuration words: a letter and a number, or a block shape
+# (-s256-b8, -b16x16).
+CONFIGURATION = re.compile(r"(-[a-z]\d+(x\d+)?)+$")
+
+
 def step_of(variant, peers=frozenset()):
     """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp); each
-    expert-tier variant and each of the lab's own peers (peers: their names) is a row of its own
-    (cpu-openmp-expert, gpu-05-expert-single-pass, peer-npp-separable)."""
+    expert-tier variant is a row of its own (cpu-openmp-expert, gpu-05-expert-single-pass), and
+    so is each of the lab's own peers (peers: their names), its configurations one row
+    (peer-npp-separable; peer-cub-blockscan for -s256-b8, -s512-b8, ...)."""
     words = variant.split("-")
-    return variant if variant in peers or "expert" in words[2:] else "-".join(words[:2])
+    if variant in peers:
+        return CONFIGURATION.sub("", variant)
+    return variant if "expert" in words[2:] else "-".join(words[:2])
 
 
 def kit_rows(report, exercise):
