@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 
 #include "convolution.hpp"
 #include "labkit/cuda_check.hpp"

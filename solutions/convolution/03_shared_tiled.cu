@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 
 #include "convolution.hpp"
 #include "labkit/cuda_check.hpp"
@@ -137,7 +138,8 @@ void launch_tiled(Input in, Output out, int size, Border border, const Tuning& t
     const std::size_t tile_bytes =
         sizeof(float) * static_cast<std::size_t>(tuning.block_x + 2 * r) * static_cast<std::size_t>(tuning.block_y + 2 * r);
     if (tile_bytes > kDefaultSharedBytes)
-        throw std::invalid_argument("convolve_tiled: the tile of this block and filter exceeds 48 KB of shared memory");
+        throw std::invalid_argument(std::string(kFixedSize == 0 ? "convolve_tiled" : "convolve_tiled_unrolled") +
+                                    ": the tile of this block and filter exceeds 48 KB of shared memory");
     const dim3 block(tuning.block_x, tuning.block_y);
     const dim3 grid(ceil_div(in.width, tuning.block_x), std::min(ceil_div(in.height, tuning.block_y), kMaxGridY));
     convolve_tiled_kernel<kFixedSize><<<grid, block, tile_bytes, ctx.stream>>>(in, out, size, border);
