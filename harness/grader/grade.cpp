@@ -701,19 +701,18 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                           l.late_ms);
             add_flag(t, text);
         }
-        const double bound = l.ms * (l.threads * kBusyFactor + kBusySlack);
-        if (v.kind == "cpu" && l.ms >= kBusyMinMs && l.cpu_ms > bound) {
-            char text[200];
-            std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
-                          l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
-            add_flag(t, text);
-        } else if (v.kind == "cpu" && l.demand_ms > bound + l.ms * kDemandSlack) {
-            char text[240];
-            std::snprintf(text, sizeof text,
-                          "kept %.1f threads running or waiting for a core when given %d (%.1f of them busy; their time over the "
-                          "wall time of %d timed calls of %.1f ms)",
-                          l.demand_ms / l.ms, l.threads, l.cpu_ms / l.ms, l.runs, l.ms);
-            add_flag(t, text);
+        if (v.kind == "cpu") {  // threads it was not given: busy, or (on a loaded machine) waiting for a core
+            const double bound = l.ms * (l.threads * kBusyFactor + kBusySlack);
+            char text[240] = "";
+            if (l.ms >= kBusyMinMs && l.cpu_ms > bound)
+                std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
+                              l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
+            else if (l.demand_ms > bound + l.ms * kDemandSlack)
+                std::snprintf(text, sizeof text,
+                              "kept %.1f threads running or waiting for a core when given %d (%.1f of them busy; their time over the "
+                              "wall time of %d timed calls of %.1f ms)",
+                              l.demand_ms / l.ms, l.threads, l.cpu_ms / l.ms, l.runs, l.ms);
+            if (text[0] != '\0') add_flag(t, text);
         }
         lines.push_back(std::move(l));
         return true;
