@@ -33,7 +33,9 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT / "tests"))
+sys.path.insert(0, str(KIT / "cli"))
 from starter_guard import edited  # noqa: E402
+from labkit.steps import family  # noqa: E402
 
 SKIP = 77  # Meson's "skipped"
 # A cell line that is not Python: IPython's shell escape and its line magics.
@@ -182,6 +184,14 @@ def check_reports(lab, shown, markdown_type, image_type):
                 problems.append(f"{name}: the reference reads '{status}' on {device}")
     if not device and not reports["student"].get("environment", {}).get("gpu_emulated"):
         problems.append("student: its GPU variants were not emulated (grade --quick without a CUDA device emulates)")
+    if not device:  # emulated --quick: each kernel in one configuration, the reference beside it the same rows
+        gpu_rows = {label: [v["name"] for v in r.get("variants", []) if v.get("kind") == "gpu"]
+                    for label, r in reports.items()}
+        families = [family(n) for n in gpu_rows["student"]]
+        if len(families) != len(set(families)):
+            problems.append(f"student: --quick emulated several configurations of a kernel: {gpu_rows['student']}")
+        if gpu_rows["student"] != gpu_rows["solution"]:
+            problems.append(f"the reference's GPU rows {gpu_rows['solution']} are not the student's {gpu_rows['student']}")
     tables = [s.data for s in shown if isinstance(s, markdown_type)]
     for label in ("student", "solution"):
         if not any(f"# {lab} ({label})" in t and "| variant |" in t for t in tables):

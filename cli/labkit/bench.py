@@ -21,6 +21,7 @@ import time
 
 from .build import build_dir_of, make, open_build
 from .grading import run_grader, validate_options, with_options
+from .steps import family
 from .draw import floor_bytes_per_pixel, peer_times
 from . import reports
 from .programs import build_grader
@@ -88,11 +89,6 @@ def peer_rows(peers):
     return rows, notes
 
 
-# A variant name's trailing configuration words: a letter and a number, or a block shape
-# (-s256-b8, -b16x16).
-CONFIGURATION = re.compile(r"(-[a-z]\d+(x\d+)?)+$")
-
-
 def step_of(variant, peers=frozenset()):
     """The handout step a variant belongs to: its name's first two words (gpu-04, cpu-openmp); each
     expert-tier variant is a row of its own (cpu-openmp-expert, gpu-05-expert-single-pass), and
@@ -100,7 +96,7 @@ def step_of(variant, peers=frozenset()):
     (peer-npp-separable; peer-cub-blockscan for -s256-b8, -s512-b8, ...)."""
     words = variant.split("-")
     if variant in peers:
-        return CONFIGURATION.sub("", variant)
+        return family(variant)
     return variant if "expert" in words[2:] else "-".join(words[:2])
 
 

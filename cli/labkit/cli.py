@@ -93,8 +93,9 @@ def make_parser(spec=None):
                    "HIP-CPU; about a minute of compile per lab, once) and check the GPU variants on the CPU, each under three "
                    "orders of a block's threads (a missing __syncthreads() shows). A pass reads 'pass (emulated)': "
                    "not timed, and it cannot show speed, races between blocks or memory-model effects. The quick "
-                   "sizes unless --sizes says otherwise. The default with --quick on a machine without a CUDA device (for your "
-                   "files; with --solution, for the reference)")
+                   "sizes unless --sizes says otherwise, and each GPU kernel in the first of its configurations (-s256-b8, "
+                   "-b16x16: the lab's table order) unless --variants names others. The default with --quick on a machine "
+                   "without a CUDA device (for your files; with --solution, for the reference)")
     p.add_argument("--no-emulate", action="store_true",
                    help="without a CUDA device, leave the GPU variants 'not run' even with --quick")
     p.add_argument("--plots", action="store_true",

@@ -15,6 +15,7 @@ from . import grader_cli, reports
 from .build import build_dir_of, make, open_build
 from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
+from .steps import first_configurations
 from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
 from .verdicts import BUILD_ERROR, ERROR, TIMEOUT
 
@@ -203,6 +204,14 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
             say(f"your {lab.name} files build, but not for emulation on the CPU ({not_emulated}):\n"
                 f"{first_errors(err, 6)}\ntheir GPU variants are graded without it (not run)\n")
             runner, err, student_args = plain, "", with_options(student_args, emulate=False)
+    if (emulate_student or emulated) and args.quick and not getattr(args, "variants", None):
+        student_rows = variants_or(grader, runner, [], sandbox) if runner else []
+        student_args, picked, left_out = one_configuration_each(student_args, student_rows)
+        # The reference beside the student's: the same rows (its peers and Python track left out).
+        args, _, left_out_ref = one_configuration_each(args, sol_variants, picked or None)
+        if left_out or left_out_ref:
+            say(f"--quick, emulated: each GPU kernel in the first of its configurations, {left_out or left_out_ref} "
+                "others left out (--variants '*' checks them all, --variants 'gpu-02*' a step's)")
     if runner or sol_runner:
         validate_options(grader, runner or sol_runner, student_args if runner else args, sandbox)
     if not args.solution:
@@ -234,6 +243,17 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
     if student and solution and reports.flag_fast_timings(student, solution):
         reports.write_back(student)
     return student, solution
+
+
+def one_configuration_each(args, rows, among=None):
+    """(args with --variants naming steps.first_configurations(rows), those names, how many rows
+    that leaves out); among: only those of these names. Emulation switches fibers at every
+    thread's every barrier: the six configurations of Lab 1's step 02 took most of its 90-second
+    --quick, and a student's inner loop needs one."""
+    picked = [n for n in first_configurations(rows) if among is None or n in among]
+    if len(picked) == len(rows) or not picked:
+        return args, picked, 0
+    return with_options(args, variants=",".join(picked)), picked, len(rows) - len(picked)
 
 
 def default_emulation(args, build, names):

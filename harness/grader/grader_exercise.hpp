@@ -37,6 +37,7 @@ struct CaseSettings {
     std::string photos_dir;  // empty: no photos
     std::string cache_dir;   // empty: none; else built cases are kept there for the next gradings
     long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
+    bool emulated = false;     // an emulated runner's: fewer patterns on long sides (patterns_at)
 };
 
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
@@ -416,7 +417,7 @@ private:
     void build_cases(const CaseSettings& settings) {
         max_pixels_ = settings.max_pixels;
         for (const Size& size : settings.sizes)
-            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
+            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second, settings.emulated))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
                     C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>(), p);
         if constexpr (requires { C::lab_cases(settings.seed); })

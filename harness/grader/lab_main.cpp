@@ -308,7 +308,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                               "), e.g. a one-valued image for a histogram")
         ->type_name("NAME,...")
         ->group(kGradingGroup);
-    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50)")->check(kPositive)
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50; --quick " + std::to_string(kQuickRuns) + ")")->check(kPositive)
         ->type_name("N")
         ->group(kGradingGroup);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed")
@@ -355,7 +355,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--csv", g.csv, "write the timings as CSV (one row per variant and size)");
     grade_cmd->add_option("--markdown", g.markdown, "write the tables as Markdown, ready for a report");
     grade_cmd->add_flag("--quick", quick, "small sizes only, and one timing per variant: one size, the cores, the first "
-                                         "pattern and timed parameters (a check of seconds while you work)")
+                                         "pattern and timed parameters, " + std::to_string(kQuickRuns) +
+                                         " runs (a check of seconds while you work)")
         ->group(kGradingGroup);
     std::string sanitize_tool, sanitizer_path;
     grade_cmd->add_option("--sanitize", sanitize_tool,
@@ -366,7 +367,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_flag("--emulate", g.emulate,
                         "the runner (--runner) is an emulated one: its GPU variants run on the CPU, each checked under three "
                         "orders of a block's threads; no GPU is probed or used, GPU variants are not timed, and one that "
-                        "passes reads 'pass (emulated)', never a GPU's pass (./labkit grade --emulate builds the runner)");
+                        "passes reads 'pass (emulated)', never a GPU's pass (./labkit grade --emulate builds the runner). A case with a "
+                        "side of " + std::to_string(kEmulatedLargeSide) + " or more is checked on the lab's large patterns only");
     bool validate_only = false;
     grade_cmd->add_flag("--validate-only", validate_only,
                         "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
@@ -443,6 +445,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         g.variant_globs = split_commas(globs);
         g.cases.sizes = parse_sizes(quick && sizes_opt->count() == 0 ? "quick" : sizes);  // --sizes wins
         g.cases.photos_dir = photos;
+        g.cases.emulated = g.emulate;
         g.cases.seed = *seed_opt ? seed
                                  : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
                                        1000000007ULL;
@@ -473,7 +476,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                          : quick          ? std::vector<int>{labkit::cores()}
                                           : thread_sweep();
         g.perf.first_only = quick;
-        g.perf.policy.fixed_runs = runs;
+        g.perf.policy.fixed_runs = runs > 0 ? runs : quick ? kQuickRuns : 0;
         g.perf.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;
         for (const int n : g.perf.sizes) {
             try {
