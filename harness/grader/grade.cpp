@@ -172,8 +172,9 @@ bool reordered(const GraderExercise& ex, std::size_t i) {
 
 // Runs `runner check` for one variant and judges every answer as it arrives. Progress is an
 // answer to a case not answered before, nothing else the runner prints.
-// schedule: an emulated GPU variant's (check_emulated); "" for any other. reordered_only: the
-// cases that reordered() leaves out are neither asked for nor counted.
+// schedule: an emulated GPU variant's (check_emulated), which is asked only the emulated_case()s;
+// "" for any other. reordered_only: the cases that reordered() leaves out are neither asked for
+// nor counted.
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                             const fs::path& work, labkit::Progress& progress, const std::string& schedule = "",
                             bool reordered_only = false) {
@@ -182,9 +183,10 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     fs::create_directories(answers);
     // A case whose parameters are not for this variant is neither asked for nor counted.
     std::vector<bool> answered(ex.cases(), false);
-    std::vector<std::size_t> asked;  // with reordered_only: the runner's --only
+    std::vector<std::size_t> asked;  // the runner's --only, when not every case
     for (std::size_t i = 0; i < ex.cases(); ++i) {
-        answered[i] = !ex.applies(i, v.name) || (reordered_only && !reordered(ex, i));
+        answered[i] = !ex.applies(i, v.name) || (reordered_only && !reordered(ex, i)) ||
+                      (!schedule.empty() && !ex.emulated_case(i));
         if (!answered[i]) asked.push_back(i);
     }
     r.cases_total = static_cast<int>(asked.size());
@@ -216,7 +218,8 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     call.program = v.program;
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     if (!schedule.empty()) call.args.insert(call.args.end(), {"--schedule", schedule});
-    if (reordered_only) call.args.insert(call.args.end(), {"--only", join_commas(asked)});
+    // Only what is counted is run: an emulated case on a long side costs seconds.
+    if (!asked.empty() && asked.size() < ex.cases()) call.args.insert(call.args.end(), {"--only", join_commas(asked)});
     const auto out = runner.call(
         call, [&](const std::string& key, const std::string& value) {
             const auto f = split_tabs(value);
@@ -337,7 +340,8 @@ VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const G
         }
     }
     r.status = Status::pass_emulated;
-    r.detail = "emulated on the CPU: every case right under the " + orders[0] + " schedule, and the " +
+    r.detail = "emulated on the CPU: every case (a side of " + std::to_string(kEmulatedLargeSide) +
+               " or more: the lab's large patterns only) right under the " + orders[0] + " schedule, and the " +
                std::string(labkit::pattern_name(kReorderedPattern)) + " and lab cases up to " +
                std::to_string(kReorderedMaxPixels) + " pixels under the " + orders[1] + " and " + orders[2] +
                " schedules too";

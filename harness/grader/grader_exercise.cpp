@@ -40,7 +40,7 @@ std::string hash_hex(const std::string& text) {
 CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
     std::string key = std::string(exercise) + " seed=" + std::to_string(s.seed) + " sizes=";
     for (const Size& size : s.sizes) key += size_name(size) + ",";
-    key += " max_pixels=" + std::to_string(s.max_pixels) + " emulated=" + std::to_string(s.emulated);
+    key += " max_pixels=" + std::to_string(s.max_pixels);
     key += " photos=";
     if (!s.photos_dir.empty()) {
         std::vector<std::string> photos;

@@ -37,7 +37,6 @@ struct CaseSettings {
     std::string photos_dir;  // empty: no photos
     std::string cache_dir;   // empty: none; else built cases are kept there for the next gradings
     long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
-    bool emulated = false;     // an emulated runner's: fewer patterns on long sides (patterns_at)
 };
 
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
@@ -95,6 +94,9 @@ public:
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     // The shared pattern that case i's input was made from; none for the lab's own cases and photos.
     virtual std::optional<labkit::Pattern> case_pattern(std::size_t i) const = 0;
+    // Whether an emulated GPU variant is checked on case i: one of a shared pattern that
+    // patterns_at(..., emulated) leaves out is not (its side is long and its pattern not a large one).
+    virtual bool emulated_case(std::size_t i) const = 0;
     virtual std::filesystem::path manifest() const = 0;
     // The expected output's digest (labkit/digest.hpp) where case i may be answered with one: a
     // large output compared exactly. Otherwise none: the answer comes as a file.
@@ -200,6 +202,12 @@ public:
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
     }
     std::optional<labkit::Pattern> case_pattern(std::size_t i) const override { return cases_.at(i).pattern; }
+    bool emulated_case(std::size_t i) const override {
+        const auto& c = cases_.at(i);
+        if (!c.pattern) return true;  // a lab case or a photo
+        const auto kept = patterns_at<C>(c.input.width(), c.input.height(), true);
+        return std::find(kept.begin(), kept.end(), *c.pattern) != kept.end();
+    }
     std::filesystem::path manifest() const override { return manifest_; }
     std::optional<std::uint64_t> expected_digest(std::size_t i) const override { return cases_.at(i).digest; }
 
@@ -417,7 +425,7 @@ private:
     void build_cases(const CaseSettings& settings) {
         max_pixels_ = settings.max_pixels;
         for (const Size& size : settings.sizes)
-            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second, settings.emulated))
+            for (const labkit::Pattern p : patterns_at<C>(size.first, size.second))
                 add(size_name(size) + " " + std::string(labkit::pattern_name(p)),
                     C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>(), p);
         if constexpr (requires { C::lab_cases(settings.seed); })

@@ -367,8 +367,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_flag("--emulate", g.emulate,
                         "the runner (--runner) is an emulated one: its GPU variants run on the CPU, each checked under three "
                         "orders of a block's threads; no GPU is probed or used, GPU variants are not timed, and one that "
-                        "passes reads 'pass (emulated)', never a GPU's pass (./labkit grade --emulate builds the runner). A case with a "
-                        "side of " + std::to_string(kEmulatedLargeSide) + " or more is checked on the lab's large patterns only");
+                        "passes reads 'pass (emulated)', never a GPU's pass (./labkit grade --emulate builds the runner). An image with a "
+                        "side of " + std::to_string(kEmulatedLargeSide) + " or more checks them on the lab's large patterns only");
     bool validate_only = false;
     grade_cmd->add_flag("--validate-only", validate_only,
                         "check the options (sizes, variants, output paths) and stop: exit 0 when they are good, 2 when not");
@@ -445,7 +445,6 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         g.variant_globs = split_commas(globs);
         g.cases.sizes = parse_sizes(quick && sizes_opt->count() == 0 ? "quick" : sizes);  // --sizes wins
         g.cases.photos_dir = photos;
-        g.cases.emulated = g.emulate;
         g.cases.seed = *seed_opt ? seed
                                  : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) %
                                        1000000007ULL;
