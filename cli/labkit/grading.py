@@ -204,6 +204,7 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
             say(f"your {lab.name} files build, but not for emulation on the CPU ({not_emulated}):\n"
                 f"{first_errors(err, 6)}\ntheir GPU variants are graded without it (not run)\n")
             runner, err, student_args = plain, "", with_options(student_args, emulate=False)
+    student_rows = None  # the student runner's list, once asked for
     if (emulate_student or emulated) and args.quick and not getattr(args, "variants", None):
         student_rows = variants_or(grader, runner, [], sandbox) if runner else []
         student_args, picked, left_out = one_configuration_each(student_args, student_rows)
@@ -223,7 +224,7 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
                                           first_errors(err, 6))
         else:
             student = run_grader(grader, runner, lab.name, "student", out, student_args,
-                                 sol_variants or variants_or(grader, runner, [], sandbox), sandbox)
+                                 sol_variants or student_rows or variants_or(grader, runner, [], sandbox), sandbox)
             if student and not_emulated and reports.mark_not_emulated(student, not_emulated):
                 reports.write_back(student)
             replaced.append([lab.name, "student"])
