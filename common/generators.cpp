@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -18,9 +20,27 @@ constexpr std::uint64_t kPercent = 100;
 // are drawn on every core; small ones, on the caller's.
 constexpr int kMinPixelsPerThread = 1 << 20;
 
+GrayImage photo_;  // use_photo's; empty: none
+
+// Index i of a row (or column) of n pixels repeated mirrored: 0 1 .. n-1 n-1 .. 1 0 0 1 ..
+int mirrored(std::uint64_t i, int n) {
+    const std::uint64_t period = 2 * static_cast<std::uint64_t>(n), m = i % period;
+    return static_cast<int>(m < static_cast<std::uint64_t>(n) ? m : period - 1 - m);
+}
+
+void fill_photo_rows(GrayImage& img, std::uint64_t seed, int first, int last) {
+    const std::uint64_t dx = mix64(seed), dy = mix64(dx);  // the shift: anywhere in a mirrored period
+    for (int y = first; y < last; ++y) {
+        const int py = mirrored(dy % (2 * static_cast<std::uint64_t>(photo_.height())) + y, photo_.height());
+        const std::uint64_t x0 = dx % (2 * static_cast<std::uint64_t>(photo_.width()));
+        for (int x = 0; x < img.width(); ++x) img(x, y) = photo_(mirrored(x0 + x, photo_.width()), py);
+    }
+}
+
 // Rows first..last-1 of the pattern. A pixel is a function of its index and the seed only (mix64
 // is counter-based), so the image is the same however its rows are shared out.
 void fill_rows(GrayImage& img, Pattern pattern, std::uint64_t seed, int first, int last) {
+    if (pattern == Pattern::photo) return fill_photo_rows(img, seed, first, last);
     const int width = img.width(), height = img.height();
     for (int y = first; y < last; ++y) {
         for (int x = 0; x < width; ++x) {
@@ -46,6 +66,7 @@ void fill_rows(GrayImage& img, Pattern pattern, std::uint64_t seed, int first, i
                     v = r % kPercent < kSkewedPercent ? kLevels - 1 : static_cast<int>((r / kPercent) % kLevels);
                     break;
                 }
+                case Pattern::photo: break;  // fill_photo_rows
             }
             img(x, y) = static_cast<std::uint8_t>(v);
         }
@@ -65,7 +86,16 @@ std::string_view pattern_name(Pattern pattern) {
     return "?";
 }
 
+void use_photo(GrayImage photo) {
+    if (photo.pixels() == 0) throw std::invalid_argument("the photo pattern's photo has no pixels");
+    photo_ = std::move(photo);
+}
+
+const GrayImage* photo_in_use() { return photo_.pixels() == 0 ? nullptr : &photo_; }
+
 GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed) {
+    if (pattern == Pattern::photo && photo_.pixels() == 0)
+        throw std::invalid_argument("the photo pattern needs a photo, and none was given");
     GrayImage img(width, height);
     const std::size_t pixels = static_cast<std::size_t>(width) * height;
     const int threads = static_cast<int>(std::min<std::size_t>(

@@ -1,4 +1,4 @@
-// generate_dataset --pattern P --width W --height H [--seed S] --output FILE.png
+// generate_dataset --pattern P --width W --height H [--seed S] [--photo IMAGE] --output FILE.png
 // Writes one deterministic test image (see common/labkit/generators.hpp for the patterns).
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -13,13 +13,14 @@ int main(int argc, char** argv) {
     CLI::App app{"Writes one deterministic 8-bit gray test image. The same pattern, size and seed give the\n"
                  "same pixels on every machine. Patterns: " + patterns + ".",
                  "generate_dataset"};
-    std::string pattern_name = "random", output;
+    std::string pattern_name = "random", output, photo;
     long long width = 0, height = 0;
     std::uint64_t seed = 1;
     app.add_option("--pattern", pattern_name, "what to draw")->capture_default_str();
     app.add_option("--width", width, "width in pixels")->required();
     app.add_option("--height", height, "height in pixels")->required();
     app.add_option("--seed", seed, "seed of the random patterns")->capture_default_str();
+    app.add_option("--photo", photo, "the photo pattern's photo (any image the kit reads)");
     app.add_option("--output", output, "where to write it (PNG)")->required();
     constexpr int kUsageExit = 2;
     try {
@@ -27,6 +28,9 @@ int main(int argc, char** argv) {
         const auto pattern = labkit::parse_pattern(pattern_name);
         if (!pattern) throw CLI::ValidationError("--pattern", "unknown pattern '" + pattern_name + "'; one of: " + patterns);
         labkit::check_image_size(width, height, "requested image");
+        if (*pattern == labkit::Pattern::photo && photo.empty())
+            throw CLI::ValidationError("--pattern photo", "needs --photo IMAGE");
+        if (!photo.empty()) labkit::use_photo(labkit::load_gray(photo));
         const auto image = labkit::generate(*pattern, static_cast<int>(width), static_cast<int>(height), seed);
         labkit::save_png(output, image.view());
         return 0;

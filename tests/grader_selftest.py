@@ -29,6 +29,7 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
 """
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -225,6 +226,29 @@ def check_cpu_cap(grader, runner, tmp):
         fail(f"--cpu-max-gflop {cap_flops / 1e9}: timed {sorted(timed[cap_flops])}, expected {sorted(under)}")
 
 
+def check_photo_timing(grader, runner, tmp):
+    """--perf-patterns photo: the runner draws the grader's photo (the first of --photos), tiled
+    and shifted by each run's seed, and the grader checks the kept runs' outputs against the same
+    image; a runner that drew anything else would fail its variant."""
+    photos = Path(tmp) / "photos"
+    photos.mkdir()
+    shutil.copy(Path(__file__).resolve().parent.parent / "datasets" / "photos" / "chelsea.png", photos)
+    out = f"{tmp}/photo.json"
+    cmd = [grader, "grade", "--runner", runner, "--sandbox", "off", "--no-check", "--perf-sizes", "37,600", "--runs",
+           "3", "--threads", "1", "--photos", photos, "--variants", "cpu-*", "--perf-patterns", "photo", "--json", out]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    if proc.returncode != 0:
+        fail(f"{' '.join(map(str, cmd))}: exit {proc.returncode}\n{proc.stdout[-2000:]}")
+    with open(out) as f:
+        res = json.load(f)
+    runner_rows = {v["name"] for v in res["variants"] if not v["reference"]}
+    timed = {p["variant"] for p in res["performance"] if p["pattern"] == "photo"}
+    if res.get("timing_photo") != "chelsea.png, 451x300" or not runner_rows or not runner_rows <= timed:
+        fail(f"--perf-patterns photo: timed {sorted(timed)} of {sorted(runner_rows)} on {res.get('timing_photo')!r}")
+    if "chelsea.png, 451x300, mirrored" not in proc.stdout:
+        fail("--perf-patterns photo: the table's title does not name the photo")
+
+
 def main():
     mode, grader, runner = sys.argv[1:4]
     args = sys.argv[4:]
@@ -252,6 +276,7 @@ def main():
                 fail("no CPU variant passed")
             if mode == "solution":
                 check_cpu_cap(grader, runner, tmp)
+                check_photo_timing(grader, runner, tmp)
         elif mode == "starter":
             code, res = grade(grader, runner, [], tmp)
             for v in res["variants"]:

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "catch.hpp"
@@ -110,6 +112,10 @@ TEST_CASE("bad image files give a clear error, never a crash", "[common][image]"
 }
 
 TEST_CASE("generators are deterministic and cover their ranges", "[common][generators]") {
+    labkit::GrayImage photo(3, 2);  // values 10 * (row) + column: every pixel tells where it came from
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x) photo(x, y) = static_cast<std::uint8_t>(10 * y + x);
+    labkit::use_photo(photo);
     for (const auto& p : labkit::kPatterns) {
         CAPTURE(std::string(p.name));
         const auto a = labkit::generate(p.pattern, 33, 17, 42), b = labkit::generate(p.pattern, 33, 17, 42);
@@ -129,6 +135,40 @@ TEST_CASE("generators are deterministic and cover their ranges", "[common][gener
     const auto r1 = labkit::generate(labkit::Pattern::random, 64, 64, 1), r2 = labkit::generate(labkit::Pattern::random, 64, 64, 2);
     CHECK_FALSE(std::equal(r1.data(), r1.data() + r1.pixels(), r2.data()));
     CHECK_FALSE(labkit::parse_pattern("plaid").has_value());
+}
+
+TEST_CASE("the photo pattern mirrors its photo and shifts it by the seed", "[common][generators]") {
+    labkit::GrayImage photo(3, 2);
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x) photo(x, y) = static_cast<std::uint8_t>(10 * y + x);
+    labkit::use_photo(photo);
+    const int w = 13, h = 9;
+    std::set<std::array<int, 3>> shifts;  // the first two columns' and rows' photo indices name the shift
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+        CAPTURE(seed);
+        const auto img = labkit::generate(labkit::Pattern::photo, w, h, seed);
+        // Every pixel is a photo pixel; a step right (down) moves one column (row) of the photo,
+        // or stays on it at a mirrored edge.
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const int col = img(x, y) % 10, row = img(x, y) / 10;
+                REQUIRE((col < 3 && row < 2));
+                if (x + 1 < w) REQUIRE(std::abs(img(x + 1, y) % 10 - col) <= 1);
+                if (y + 1 < h) REQUIRE(std::abs(img(x, y + 1) / 10 - row) <= 1);
+                if (x + 2 < w && img(x + 1, y) % 10 == col) REQUIRE(img(x + 2, y) % 10 != col);  // an edge, once
+            }
+        // Each row is one photo row; each column one photo column.
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) REQUIRE(img(x, y) / 10 == img(0, y) / 10);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) REQUIRE(img(x, y) % 10 == img(x, 0) % 10);
+        shifts.insert({img(0, 0), img(1, 0) % 10, img(0, 1) / 10});
+    }
+    CHECK(shifts.size() > 10);  // of 6 x 4 shifts: the seed moves the image, across and down
+    labkit::use_photo(labkit::GrayImage(1, 1, 7));
+    const auto one = labkit::generate(labkit::Pattern::photo, 5, 4, 3);
+    CHECK(std::all_of(one.data(), one.data() + one.pixels(), [](std::uint8_t v) { return v == 7; }));
+    CHECK_THROWS_AS(labkit::use_photo(labkit::GrayImage{}), std::invalid_argument);
 }
 
 TEST_CASE("tables render for terminal, Markdown and CSV", "[common][table]") {

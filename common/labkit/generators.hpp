@@ -12,7 +12,7 @@
 
 namespace labkit {
 
-enum class Pattern { random, zeros, full, gradient, checkerboard, low_contrast, skewed };
+enum class Pattern { random, zeros, full, gradient, checkerboard, low_contrast, skewed, photo };
 
 struct PatternInfo {
     Pattern pattern;
@@ -28,12 +28,22 @@ inline constexpr PatternInfo kPatterns[] = {
     {Pattern::checkerboard, "checkerboard", "8x8 squares of 0 and 255"},
     {Pattern::low_contrast, "low-contrast", "random values squeezed into 100..139"},
     {Pattern::skewed, "skewed", "90% of the pixels 255, the rest uniform (a mostly white page)"},
+    {Pattern::photo, "photo", "a real photo (gray), mirrored to fill the size, shifted by the seed"},
 };
 
 std::optional<Pattern> parse_pattern(std::string_view name);
 std::string_view pattern_name(Pattern p);
 
 GrayImage generate(Pattern pattern, int width, int height, std::uint64_t seed);
+
+// The photo that Pattern::photo draws from: set once, before any image is drawn, by each process
+// that draws one (the grader from its --photos, the runner from the copy the grader hands it), so
+// that both draw the same pixels. generate(Pattern::photo, ...) without one throws
+// std::invalid_argument. The photo is mirrored at its edges (no seams: a real image's local
+// statistics, which a histogram's atomics see, at any size) and shifted by the seed (every timed
+// run's image differs, as with the drawn patterns).
+void use_photo(GrayImage photo);
+const GrayImage* photo_in_use();  // nullptr: none
 
 // splitmix64: a tiny, well-mixed, fully specified generator.
 inline std::uint64_t mix64(std::uint64_t x) {

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "labkit/generators.hpp"
 #include "labkit/table.hpp"
 #include "report.hpp"
 #include "session.hpp"
@@ -619,6 +620,13 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                                   "--answers", answers.string(),
                                   "--report-fd", std::to_string(kReportFd)};
     if (o.perf.policy.fixed_runs > 0) argv.insert(argv.end(), {"--runs", std::to_string(o.perf.policy.fixed_runs)});
+    if (const auto* photo = labkit::photo_in_use();
+        photo && std::ranges::find(info.perf_patterns, labkit::pattern_name(labkit::Pattern::photo)) != info.perf_patterns.end()) {
+        // The runner's half of the photo pattern: the grader's gray photo, where the runner can read it.
+        const fs::path copy = work / "timed-photo.raw";
+        if (!fs::exists(copy)) write_raw(copy, photo->view());
+        argv.insert(argv.end(), {"--photo", copy.string()});
+    }
     if (o.perf.cpu_max_flops != kCpuPerfMaxFlops) {
         char cap[32];  // every digit: the runner must leave out exactly what the grader does
         std::snprintf(cap, sizeof cap, "%.17g", o.perf.cpu_max_flops / kFlopsPerGflop);
@@ -785,6 +793,8 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     report.label = o.label;
     report.seed = o.cases.seed;
     report.cpu_max_gflop = o.perf.cpu_max_flops / kFlopsPerGflop;
+    if (const auto* photo = labkit::photo_in_use(); photo && !o.perf.photo.empty())
+        report.timing_photo = fs::path(o.perf.photo).filename().string() + ", " + size_name({photo->width(), photo->height()});
     report.sandbox = o.sandbox->description();
     report.host = labkit::query_host();
     for (const auto& e : exercises) report.exercises.push_back(timed_info(*e, o));

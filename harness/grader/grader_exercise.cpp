@@ -37,19 +37,21 @@ std::string hash_hex(const std::string& text) {
 
 }  // namespace
 
+std::vector<fs::path> photos_in(const std::string& dir) {
+    std::vector<fs::path> photos;
+    if (dir.empty()) return photos;
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(dir, ec)) photos.push_back(f.path());
+    std::sort(photos.begin(), photos.end());
+    return photos;
+}
+
 CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
     std::string key = std::string(exercise) + " seed=" + std::to_string(s.seed) + " sizes=";
     for (const Size& size : s.sizes) key += size_name(size) + ",";
     key += " max_pixels=" + std::to_string(s.max_pixels);
     key += " photos=";
-    if (!s.photos_dir.empty()) {
-        std::vector<std::string> photos;
-        std::error_code ec;
-        for (const auto& f : fs::directory_iterator(s.photos_dir, ec))
-            photos.push_back(f.path().filename().string() + ":" + identity(f.path()));
-        std::sort(photos.begin(), photos.end());
-        for (const auto& p : photos) key += p + ",";
-    }
+    for (const auto& f : photos_in(s.photos_dir)) key += f.filename().string() + ":" + identity(f) + ",";
     key += " grader=" + identity("/proc/self/exe");
     std::replace_if(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + hash_hex(key)), key};

@@ -39,6 +39,10 @@ struct CaseSettings {
     long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
 };
 
+// The photos of a --photos folder, by name (empty dir: none). The checks use each as it is; the
+// timed `photo` pattern tiles the first (labkit::use_photo).
+std::vector<std::filesystem::path> photos_in(const std::string& dir);
+
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
 // and building them (the reference on every case, 8192^2 included) cost each grading 1 to 7 s on
 // an H100 node. With a cache folder, the first grading keeps its cases and expected outputs in
@@ -62,6 +66,7 @@ struct PerfSettings {
     std::vector<int> sizes;    // square sizes
     std::vector<std::string> params;  // labels of the contract's perf_params to time; empty: all but on_request
     std::vector<std::string> patterns;  // shared patterns to time on; empty: the contract's perf_patterns
+    std::string photo;  // the photo pattern's photo (the first of --photos), when a timed pattern is photo
     std::vector<int> threads;  // OpenMP thread sweep
     // --quick: of each exercise, only the first pattern and the first timed parameters (where
     // patterns and params do not name them): one timing per size, for a student's inner loop.
@@ -430,14 +435,9 @@ private:
                     C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>(), p);
         if constexpr (requires { C::lab_cases(settings.seed); })
             for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
-        if (C::uses_photos && !settings.photos_dir.empty()) {
-            std::error_code ec;
-            std::vector<std::filesystem::path> photos;
-            for (const auto& f : std::filesystem::directory_iterator(settings.photos_dir, ec)) photos.push_back(f.path());
-            std::sort(photos.begin(), photos.end());
-            for (const auto& f : photos)
+        if (C::uses_photos)
+            for (const auto& f : photos_in(settings.photos_dir))
                 add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
-        }
     }
 
     // The cases of a published cache slot: false (and no case) when it is missing, has another

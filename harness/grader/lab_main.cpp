@@ -17,6 +17,7 @@
 
 #include "grade.hpp"
 #include "labkit/errors.hpp"
+#include "labkit/generators.hpp"
 #include "labkit/host_memory.hpp"
 #include "session.hpp"
 
@@ -469,6 +470,19 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         for (const auto& name : g.perf.patterns)
             if (!labkit::parse_pattern(name))
                 throw std::invalid_argument("--perf-patterns: no pattern '" + name + "' (of: " + pattern_names + ")");
+        const std::string photo_name(labkit::pattern_name(labkit::Pattern::photo));
+        const auto names_photo = [&](const std::vector<std::string>& names) {
+            return std::ranges::find(names, photo_name) != names.end();
+        };
+        bool times_photo = names_photo(g.perf.patterns);
+        for (const auto& e : exercises) times_photo = times_photo || (g.perf.patterns.empty() && names_photo(e->info().perf_patterns));
+        if (times_photo && !no_perf) {
+            const auto found = photos_in(photos);
+            if (found.empty())
+                throw std::invalid_argument("--perf-patterns " + photo_name + ": no photo in --photos '" + photos + "'");
+            g.perf.photo = found.front().string();
+            labkit::use_photo(labkit::load_gray(g.perf.photo));  // the grader's half: the reference and the checks
+        }
         // --quick times one thread count, the cores (what --threads does not name); and of each
         // exercise one pattern and one set of timed parameters (PerfSettings::first_only).
         g.perf.threads = !threads.empty() ? to_ints(split_commas(threads), "--threads")

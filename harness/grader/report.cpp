@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "labkit/generators.hpp"
 #include "labkit/table.hpp"
 #include "labkit/timing.hpp"
 
@@ -294,7 +295,10 @@ std::vector<Table> performance_tables(const Report& r) {
                     if (p.exercise == e.name && p.line.pattern == pattern && p.line.params == params) one.perf.push_back(p);
                 if (one.perf.empty()) continue;
                 const std::string on = (params.empty() ? "" : ", " + params) +
-                                       (e.perf_patterns.size() > 1 || pattern != kDefaultPattern ? ", " + pattern + " images" : "");
+                                       (e.perf_patterns.size() > 1 || pattern != kDefaultPattern ? ", " + pattern + " images" : "") +
+                                       (pattern == labkit::pattern_name(labkit::Pattern::photo) && !r.timing_photo.empty()
+                                            ? " (" + r.timing_photo + ", mirrored)"
+                                            : "");
                 add(exercise_tables(one, e, on));
                 for (const auto& view : e.views) add(view_tables(one, e, view, " — " + r.lab + on + " (" + r.label + ")"));
             }
@@ -460,7 +464,8 @@ Json json(const Report& r) {
             {"performance", std::move(perf)},
             // the bound of a settled CPU measurement's noise, by which the rubric trusts one
             {"steady_noise", labkit::RunPolicy::kSteadyNoise},
-            {"performance_problems", r.perf_problems}};
+            {"performance_problems", r.perf_problems},
+            {"timing_photo", r.timing_photo}};
 }
 
 }  // namespace

@@ -104,6 +104,7 @@ struct Report {
     std::vector<PerfPoint> perf;
     std::vector<std::string> perf_problems;
     double cpu_max_gflop = 0;  // CPU calls counting more were not timed (--cpu-max-gflop)
+    std::string timing_photo;  // the photo the `photo` pattern tiled: "name, WxH"; empty: none timed
     bool emulated = false;     // the GPU variants ran on the CPU (grade --emulate)
 };
 

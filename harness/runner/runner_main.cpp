@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "labkit/errors.hpp"
+#include "labkit/generators.hpp"
 #include "labkit/gpu_limits.hpp"
 #include "labkit/host_memory.hpp"
 #include "runner.hpp"
@@ -99,8 +100,9 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
     double cpu_max_gflop = kCpuPerfMaxFlops / kFlopsPerGflop;
     time->add_option("--cpu-max-gflop", cpu_max_gflop, "leave out CPU timings whose one call would exceed this")
         ->capture_default_str();
-    std::string timed_answers;
+    std::string timed_answers, photo;
     time->add_option("--answers", timed_answers, "the folder for the checked output of each measurement");
+    time->add_option("--photo", photo, "the photo pattern's photo: 8-bit gray, as the grader writes inputs");
 
     try {
         app.parse(argc, argv);
@@ -129,6 +131,7 @@ int runner_main(int argc, char** argv, const RunnerExercises& exercises) {
                           timed_answers};
             r.policy.fixed_runs = runs;
             r.cpu_max_flops = cpu_max_gflop * kFlopsPerGflop;
+            if (!photo.empty()) labkit::use_photo(read_raw<std::uint8_t>(photo));
             find(exercises, exercise, variant).time(variant, r, report);
         }
         return 0;

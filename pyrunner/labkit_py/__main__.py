@@ -65,6 +65,7 @@ def parse(argv):
             c.add_argument("--runs", type=int, default=0)
             c.add_argument("--cpu-max-gflop", default="")
             c.add_argument("--answers", default="")
+            c.add_argument("--photo", default="", help="the photo pattern's photo (a raw 8-bit gray image)")
     return p.parse_args(argv)
 
 
@@ -124,7 +125,10 @@ def main(argv=None):
             harness.check(variant, args.manifest, args.answers, set(ints(args.only)), report)
         else:
             patterns = [x for x in args.patterns.split(",") if x]
-            harness.time_variant(variant, Generator(args.inputs_lib), patterns, ints(args.sizes),
+            generator = Generator(args.inputs_lib)
+            if args.photo:
+                generator.use_photo(protocol.read_raw(args.photo, "uint8"))
+            harness.time_variant(variant, generator, patterns, ints(args.sizes),
                                  protocol.RunPolicy(args.runs), args.answers, report)
         return 0
     except Exception as e:  # noqa: BLE001  (student code: every failure is a report line)
