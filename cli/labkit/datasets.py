@@ -8,6 +8,18 @@ from .proc import capture
 from .util import LabkitError, UsageError, first_errors, kit_path, parse_sizes, rel, say
 
 GENERATOR = "datasets/generate_dataset"  # ninja target, relative to the build folder
+PHOTO_PATTERN = "photo"  # common/labkit/generators.hpp: a photo, mirrored to the size, shifted by the seed
+PHOTOS = "datasets/photos"  # where `grade --photos` looks by default; its first image is the photo pattern's
+
+
+def photo_of(args):
+    """The photo pattern's image: --photo, else the first of datasets/photos by name, as grade's."""
+    if args.photo:
+        return args.photo
+    photos = sorted(p for p in kit_path(PHOTOS).iterdir() if p.is_file()) if kit_path(PHOTOS).is_dir() else []
+    if not photos:
+        raise UsageError(f"the {PHOTO_PATTERN} pattern needs --photo IMAGE ({PHOTOS} holds no image)")
+    return photos[0]
 
 
 def build_generator(build_dir):
@@ -34,6 +46,7 @@ def cmd_datasets(args):
         raise UsageError(f"--out {args.out}: cannot make that folder ({e.strerror})") from None
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out {args.out}: cannot write into that folder")
+    photo = ["--photo", photo_of(args)] if PHOTO_PATTERN in patterns else []
     jobs = [(p, w, h) for p in patterns for (w, h) in sizes]
     width = len(str(len(jobs)))
     failed = 0
@@ -41,7 +54,8 @@ def cmd_datasets(args):
         dest = out_dir / f"{pattern}-{w}x{h}.png"
         started = time.monotonic()
         rc, text, timed_out = capture([generator, "--pattern", pattern, "--width", w,
-                                       "--height", h, "--seed", args.seed, "--output", dest],
+                                       "--height", h, "--seed", args.seed, "--output", dest]
+                                      + (photo if pattern == PHOTO_PATTERN else []),
                                       timeout=600)
         took = time.monotonic() - started
         status = "ok" if rc == 0 and not timed_out else ("TIMEOUT" if timed_out else f"FAILED (exit {rc})")
