@@ -61,6 +61,26 @@ def check_peer_rows():
            "a step of the handout: its fastest configuration only")
 
 
+def check_resume(build, out, cmd, page):
+    """--resume goes on with the run in --out: the lab it benched is kept (not run again), the lab
+    named now is run, and the page holds both, made in two calls. Another command is refused."""
+    other = "histogram_equalization"
+    resume = [a if a != LAB else other for a in cmd] + ["--resume"]
+    proc = subprocess.run(resume, cwd=KIT, capture_output=True, text=True, timeout=900)
+    text = proc.stdout + proc.stderr
+    expect(proc.returncode == 0 and "Traceback" not in text, f"--resume: exit 0 ({proc.returncode}: {text[-1500:]})")
+    expect(f"{LAB}: benched by an earlier call" in text and f"=== {other}: the kit's" in text,
+           "--resume keeps the lab benched before and runs the one named now")
+    resumed = (out / "results.md").read_text()
+    expect(f"## {LAB}" in resumed and f"## {other}" in resumed and "in 2 calls" in resumed,
+           "the page holds both labs, and says the run took two calls")
+    expect(resumed.split(f"## {LAB}", 1)[1].split("## ", 1)[0] == page.split(f"## {LAB}", 1)[1],
+           "the kept lab's table is the one its own call wrote")
+    refused = subprocess.run(resume[:-1] + ["--runs", "4", "--resume"], cwd=KIT, capture_output=True, text=True, timeout=120)
+    expect(refused.returncode == 2 and "not of" in refused.stderr + refused.stdout,
+           "--resume refuses another command's run")
+
+
 def main():
     check_peer_rows()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -100,6 +120,7 @@ def main():
         drawn = (out / "again.md").read_text() if again.returncode == 0 else ""
         expect(drawn.split("## ", 1)[-1] == page.split("## ", 1)[-1] and "drawn again from those reports" in drawn,
                f"--render draws the same tables from the run's reports, and says so ({again.stderr.strip()[-300:]})")
+        check_resume(build, out, cmd, page)
     print("all ok")
     return 0
 

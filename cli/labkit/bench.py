@@ -210,7 +210,8 @@ def page(sections, run, out_dir, target, drawn=None):
     """docs/results.md as `bench --peers --page` writes it: the machine, the command, how to read the
     tables, and each lab's table, all from this run. run: RUN_FILE's facts (a page written before
     the last of run["planned"] labs says so). drawn: (command, date) of a --render."""
-    command, clocks, started, seconds, labs = run["command"], run["clocks"], run["started"], run["seconds"], run["planned"]
+    command, clocks, started, seconds = run["command"], run["clocks"], run["started"], run["seconds"]
+    labs, calls = len(run["planned"]), run.get("calls", 1)
     env = next((e for _, e, _ in sections if e.get("gpu")), sections[0][1] if sections else {})
     gpu = (f"{env['gpu']} ({env.get('sms', '?')} SMs, compute {env.get('compute_capability', '?')}, "
            f"{env.get('gpu_memory_gib', '?')} GiB), driver {env.get('driver', '?')}, CUDA {env.get('cuda', '?')}"
@@ -220,7 +221,8 @@ def page(sections, run, out_dir, target, drawn=None):
     md = ["# Measured results", "",
           "<!-- Written by `./labkit bench --peers --page`: run it again rather than edit this file. -->", "",
           f"Every number below comes from one run of `{command}`, started {started} and lasting "
-          f"{seconds / 60:.1f} minutes" + ("" if len(sections) >= labs else
+          f"{seconds / 60:.1f} minutes" + (f" in {calls} calls (each `--resume` went on with the labs not done yet)"
+                                            if calls > 1 else "") + ("" if len(sections) >= labs else
                                           f" up to the end of lab {len(sections)} of {labs}, where this page was written"
                                           f" (a run stopped before its end leaves the labs it finished)") + f". Its reports are in [`{rel(out_dir)}/`]({os.path.relpath(out_dir, target.parent)}/): each lab's grader "
           "report (`<lab>-bench-solution.json`, with every case and timing) and the Python peers' JSON (`<lab>-peers.json`)." +
@@ -258,11 +260,21 @@ def cmd_bench(args):
     sections, clock = [], time.monotonic()
     selected = build.select(args.labs)
     page_file = kit_path(args.page) if args.page else None
-    # What the page says of the run besides the reports, kept beside them (RUN_FILE) for --render.
-    run = {"command": "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "clocks": gpu_clocks(),
-           "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "planned": len(selected), "labs": [],
-           "seconds": 0}
-    for lab_name in selected:
+    # What the page says of the run besides the reports, kept beside them (RUN_FILE) for --render:
+    # the command without its labs (they are "planned") and without --resume, so that a resumed
+    # run is the same command.
+    command = "./labkit " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--resume" and a not in args.labs)
+    run = {"command": command, "clocks": gpu_clocks(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "planned": selected, "labs": [], "seconds": 0, "calls": 1}
+    if args.resume:
+        run = resumed_run(out_dir, command, selected)
+        sections = [kept_section(out_dir, entry) for entry in run["labs"]]
+        for entry in run["labs"]:
+            say(f"=== {entry['lab']}: benched by an earlier call of this run, kept ({rel(out_dir)}) ===")
+    earlier_seconds, done = run["seconds"], {entry["lab"] for entry in run["labs"]}
+    for lab_name in run["planned"]:
+        if lab_name in done:
+            continue
         lab_clock = time.monotonic()
         lab = build.lab(lab_name)
         target = lab.solution_runner if (lab.solution_runner and not args.student) else lab.runner
@@ -290,13 +302,14 @@ def cmd_bench(args):
         seconds = time.monotonic() - lab_clock
         sections.append((lab_name, report.get("environment") or {}, [f"Benched in {seconds:.0f} s.", ""] + md))
         run["labs"].append({"lab": lab_name, "label": label, "seconds": round(seconds)})
-        run["seconds"] = round(time.monotonic() - clock)
+        run["seconds"] = earlier_seconds + round(time.monotonic() - clock)
         write_atomic(out_dir / RUN_FILE, json.dumps(run, indent=1) + "\n")
         say(f"wrote {rel(out_dir / f'{lab_name}-peers.md')} (and the grader's report, {lab_name}-bench-{label}.json), "
             f"{seconds:.0f} s")
         if page_file:  # after every lab: a run cut short still leaves the labs it finished
             write_atomic(page_file, page(sections, run, out_dir, page_file) + "\n")
     if page_file:
+        write_atomic(page_file, page(sections, run, out_dir, page_file) + "\n")  # also when --resume found all done
         say(f"wrote {rel(page_file)}: the tables of this run, {(time.monotonic() - clock) / 60:.1f} minutes")
     return 0
 
@@ -332,6 +345,32 @@ def lab_tables(lab_name, label, report, peers, out_dir, echo=True):
     return md
 
 
+def resumed_run(out_dir, command, selected):
+    """RUN_FILE of the run that `--resume` goes on with: the same command, the labs it planned and
+    those named now; one more call."""
+    try:
+        run = json.loads((out_dir / RUN_FILE).read_text())
+        planned = run["planned"]
+    except (OSError, ValueError, KeyError) as e:
+        raise UsageError(f"--resume: {rel(out_dir)} holds no bench run to go on with ({RUN_FILE}: {e})") from None
+    if run.get("command") != command:
+        raise UsageError(f"--resume: {rel(out_dir)} holds the run of `{run.get('command')}`, not of `{command}` "
+                         "(the labs named may differ; nothing else)")
+    run["planned"] = planned + [lab for lab in selected if lab not in planned]
+    run["calls"] = run.get("calls", 1) + 1
+    return run
+
+
+def kept_section(out_dir, entry):
+    """The page's section of a lab that RUN_FILE lists as benched, drawn from its reports in out_dir."""
+    lab_name, label = entry["lab"], entry["label"]
+    report = json.loads((out_dir / f"{lab_name}-bench-{label}.json").read_text())
+    peers_file = out_dir / f"{lab_name}-peers.json"
+    peers = json.loads(peers_file.read_text()) if peers_file.is_file() else {}
+    md = lab_tables(lab_name, label, report, peers, out_dir, echo=False)
+    return lab_name, report.get("environment") or {}, [f"Benched in {entry['seconds']:.0f} s.", ""] + md
+
+
 def render(args):
     """`bench --render DIR --page FILE`: the page of the run whose reports are in DIR, drawn again
     from them (after a change to how the tables are drawn), without running anything."""
@@ -340,14 +379,9 @@ def render(args):
     out_dir, page_file = kit_path(args.render), kit_path(args.page)
     try:
         run = json.loads((out_dir / RUN_FILE).read_text())
-        sections = []
-        for entry in run["labs"]:
-            lab_name, label = entry["lab"], entry["label"]
-            report = json.loads((out_dir / f"{lab_name}-bench-{label}.json").read_text())
-            peers_file = out_dir / f"{lab_name}-peers.json"
-            peers = json.loads(peers_file.read_text()) if peers_file.is_file() else {}
-            md = lab_tables(lab_name, label, report, peers, out_dir, echo=False)
-            sections.append((lab_name, report.get("environment") or {}, [f"Benched in {entry['seconds']:.0f} s.", ""] + md))
+        if isinstance(run.get("planned"), int):  # a run of before --resume: the count of its labs
+            run["planned"] = [entry["lab"] for entry in run["labs"]] + [""] * (run["planned"] - len(run["labs"]))
+        sections = [kept_section(out_dir, entry) for entry in run["labs"]]
     except (OSError, ValueError, KeyError) as e:
         raise LabkitError(f"--render {args.render}: not the folder of a bench run ({RUN_FILE} and the reports): {e}")
     drawn = ("./labkit bench --render " + shlex.quote(rel(out_dir)) + " --page " + shlex.quote(rel(page_file)),

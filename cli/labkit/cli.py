@@ -232,6 +232,9 @@ def make_parser(spec=None):
                    "written so: the machine, its clocks, the command, and every lab's table)")
     p.add_argument("--render", metavar="DIR", help="run nothing: write --page FILE again from the reports of the "
                    "bench run in DIR (its --out), e.g. after a change to how the tables are drawn")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the bench run in --out (the same command, another call: e.g. after a time "
+                   "limit stopped it): its finished labs are kept, the others run, and the page names both")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(
