@@ -22,6 +22,7 @@
 #include "labkit/image_io.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -98,6 +99,13 @@ void check_image_size(long long width, long long height, const std::string& what
                          std::to_string(kMaxImagePixels) + " pixels)");
 }
 
+bool named_as_image(const std::string& file_name) {
+    if (file_name.empty() || file_name.front() == '.') return false;  // hidden: .DS_Store and the like
+    std::string ext = std::filesystem::path(file_name).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return std::find(std::begin(kImageExtensions), std::end(kImageExtensions), ext) != std::end(kImageExtensions);
+}
+
 RgbImage load_rgb(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail(path, "no such file");
@@ -115,7 +123,7 @@ RgbImage load_rgb(const std::string& path) {
     stbi__g_failure_reason = nullptr;  // stb keeps the last failure's reason: never report a stale one
     int width = 0, height = 0, channels = 0;
     if (!stbi_info_from_file(file.get(), &width, &height, &channels))
-        fail(path, std::string("not a readable PNG, JPEG, PGM/PPM, BMP or TGA (") +
+        fail(path, "not a readable " + std::string(kImageFormats) + " (" +
                        (stbi_failure_reason() ? stbi_failure_reason() : "unknown format") + ")");
     if (is_bmp(start)) height = std::abs(height);  // a negative height is a valid top-down BMP
     check_image_size(width, height, "cannot read image '" + path + "'");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 
 #include "labkit/generators.hpp"
 #include "labkit/image_io.hpp"
@@ -26,10 +27,10 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
         const auto pattern = labkit::parse_pattern(pattern_name);
-        if (!pattern) throw CLI::ValidationError("--pattern", "unknown pattern '" + pattern_name + "'; one of: " + patterns);
+        if (!pattern) throw std::invalid_argument("unknown pattern '" + pattern_name + "'; one of: " + patterns);
         labkit::check_image_size(width, height, "requested image");
         if (*pattern == labkit::Pattern::photo && photo.empty())
-            throw CLI::ValidationError("--pattern photo", "needs --photo IMAGE");
+            throw std::invalid_argument("the photo pattern needs --photo IMAGE");
         if (!photo.empty()) labkit::use_photo(labkit::load_gray(photo));
         const auto image = labkit::generate(*pattern, static_cast<int>(width), static_cast<int>(height), seed);
         labkit::save_png(output, image.view());

@@ -36,7 +36,14 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "old.json"
         report.write_text("an earlier report")
-        for bad, says in ((["--sizes", "0x0"], "bad size"), (["--sizes", "100000x100000"], "too large"),
+        broken_photos = Path(tmp) / "broken-photos"
+        broken_photos.mkdir()
+        (broken_photos / "cat.png").write_bytes(b"not a PNG at all")
+        for bad, says in ((["--photos", Path(tmp) / "nosuch"], "no such folder"),
+                          (["--photos", report], "is a file: give the folder"),
+                          (["--photos", broken_photos], "cat.png"),
+                          (["--perf-patterns", "photo", "--photos", Path(tmp)], "no image (PNG"),
+                          (["--sizes", "0x0"], "bad size"), (["--sizes", "100000x100000"], "too large"),
                           (["--runs", "0"], "above 0"), (["--timeout", "-1"], "above 0"),
                           (["--cpu-max-gflop", "0"], "above 0"), (["--cpu-max-gflop", "inf"], "above 0"),
                           (["--variants", "nosuch*"], "matches no variant"),
@@ -84,6 +91,19 @@ def main():
                        "full", "--json", js])
         expect(rc == 0 and {p.get("pattern") for p in json.loads(js.read_text())["performance"]} == {"full"},
                "--perf-patterns full times on the one-valued image only")
+
+        # A --photos folder may hold other files: they are left out, and said so.
+        mixed = Path(tmp) / "mixed-photos"
+        mixed.mkdir()
+        photo = Path(__file__).resolve().parent.parent / "datasets" / "photos" / "chelsea.png"
+        shutil.copy(photo, mixed / "Cat.PNG")
+        (mixed / "notes.txt").write_text("where the photo came from")
+        (mixed / ".DS_Store").write_bytes(b"\0\1")
+        js = Path(tmp) / "mixed.json"
+        rc, out = run([grader, "grade", "--runner", runner, "--sandbox", "off", "--no-perf", "--sizes", "7x5",
+                       "--variants", "cpu-sequential", "--photos", mixed, "--json", js])
+        expect(rc == 0 and "left out" in out and "notes.txt" in out and ".DS_Store" not in out,
+               "--photos: other files left out with a note (hidden ones silently)")
 
         # The starter's tests skip, with the reason, once a student file differs.
         edited = Path(tmp) / "student"

@@ -15,7 +15,7 @@ PHOTOS = "datasets/photos"  # where `grade --photos` looks by default; its first
 def photo_of(args):
     """The photo pattern's image: --photo, else the first of datasets/photos by name, as grade's."""
     if args.photo:
-        return args.photo
+        return kit_path(args.photo)
     photos = sorted(p for p in kit_path(PHOTOS).iterdir() if p.is_file()) if kit_path(PHOTOS).is_dir() else []
     if not photos:
         raise UsageError(f"the {PHOTO_PATTERN} pattern needs --photo IMAGE ({PHOTOS} holds no image)")
@@ -47,6 +47,10 @@ def cmd_datasets(args):
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out {args.out}: cannot write into that folder")
     photo = ["--photo", photo_of(args)] if PHOTO_PATTERN in patterns else []
+    if photo:
+        say(f"the {PHOTO_PATTERN} pattern mirrors {rel(photo[1])} to each size, shifted by the seed")
+    elif args.photo:
+        say(f"note: --photo is for the {PHOTO_PATTERN} pattern, which --patterns does not name: left unused")
     jobs = [(p, w, h) for p in patterns for (w, h) in sizes]
     width = len(str(len(jobs)))
     failed = 0

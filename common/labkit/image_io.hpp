@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "labkit/image.hpp"
@@ -21,6 +22,12 @@ namespace labkit {
 // 1 GiB of uint32 output per buffer, past what a lab machine should be asked to hold.
 inline constexpr long long kMaxImagePixels = 1LL << 28;
 inline constexpr int kMaxImageSide = 65536;
+
+// What load_rgb reads (by content, whatever the name), and the names a folder of images is taken
+// to hold (lower case; a name's extension is compared in lower case).
+inline constexpr std::string_view kImageFormats = "PNG, JPEG, PGM/PPM, BMP or TGA";
+inline constexpr std::string_view kImageExtensions[] = {".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".pnm", ".bmp", ".tga"};
+bool named_as_image(const std::string& file_name);  // not hidden, and one of kImageExtensions
 
 // 8-bit RGB, interleaved; a gray file has the same value in all three, and colour == false.
 struct RgbImage {

@@ -41,9 +41,31 @@ std::vector<fs::path> photos_in(const std::string& dir) {
     std::vector<fs::path> photos;
     if (dir.empty()) return photos;
     std::error_code ec;
-    for (const auto& f : fs::directory_iterator(dir, ec)) photos.push_back(f.path());
+    for (const auto& f : fs::directory_iterator(dir, ec))
+        if (labkit::named_as_image(f.path().filename().string()) && !f.is_directory(ec)) photos.push_back(f.path());
     std::sort(photos.begin(), photos.end());
     return photos;
+}
+
+std::vector<std::string> check_photos(const std::string& dir) {
+    std::vector<std::string> left_out;
+    if (dir.empty()) return left_out;
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) throw std::invalid_argument("--photos '" + dir + "': no such folder");
+    if (!fs::is_directory(dir, ec))
+        throw std::invalid_argument("--photos '" + dir + "' is a file: give the folder that holds it (the photos are its images)");
+    for (const auto& f : photos_in(dir)) {
+        try {
+            labkit::load_gray(f.string());
+        } catch (const std::exception& e) {
+            throw std::invalid_argument("--photos: " + std::string(e.what()));
+        }
+    }
+    for (const auto& f : fs::directory_iterator(dir, ec))
+        if (!labkit::named_as_image(f.path().filename().string()) || f.is_directory(ec))
+            left_out.push_back(f.path().filename().string());
+    std::sort(left_out.begin(), left_out.end());
+    return left_out;
 }
 
 CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {

@@ -39,9 +39,13 @@ struct CaseSettings {
     long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
 };
 
-// The photos of a --photos folder, by name (empty dir: none). The checks use each as it is; the
-// timed `photo` pattern tiles the first (labkit::use_photo).
+// The photos of a --photos folder, by name (empty dir: none): its files named as images
+// (labkit::named_as_image). The checks use each as it is; the timed `photo` pattern tiles the
+// first (labkit::use_photo).
 std::vector<std::filesystem::path> photos_in(const std::string& dir);
+// --photos checked before anything runs: a folder that exists, each of its photos readable
+// (std::invalid_argument naming the file and why, else). Returns the files it leaves out.
+std::vector<std::string> check_photos(const std::string& dir);
 
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
 // and building them (the reference on every case, 8192^2 included) cost each grading 1 to 7 s on

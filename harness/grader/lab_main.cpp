@@ -19,6 +19,7 @@
 #include "labkit/errors.hpp"
 #include "labkit/generators.hpp"
 #include "labkit/host_memory.hpp"
+#include "labkit/image_io.hpp"
 #include "session.hpp"
 
 #ifndef LABKIT_SOURCE_DIR
@@ -334,7 +335,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->check(kPositive)
         ->type_name("G")
         ->group(kGradingGroup);
-    grade_cmd->add_option("--photos", photos, "real photos to check on (empty: none)")->capture_default_str()
+    grade_cmd->add_option("--photos", photos,
+                          "a folder of real photos to check on (empty: none); --perf-patterns photo times on its first")
+        ->capture_default_str()
         ->type_name("DIR")
         ->group(kGradingGroup);
     grade_cmd->add_option("--max-case-pixels", g.cases.max_pixels,
@@ -466,7 +469,8 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                 for (const auto& p : e->info().perf_params) known = known || p == l;
             if (!known) throw std::invalid_argument("--perf-params: no timed parameters '" + l + "' (of: " + labels + ")");
         }
-        g.perf.patterns = split_commas(perf_patterns);
+        for (const auto& name : split_commas(perf_patterns))  // each once: a name given twice is timed once
+            if (std::ranges::find(g.perf.patterns, name) == g.perf.patterns.end()) g.perf.patterns.push_back(name);
         for (const auto& name : g.perf.patterns)
             if (!labkit::parse_pattern(name))
                 throw std::invalid_argument("--perf-patterns: no pattern '" + name + "' (of: " + pattern_names + ")");
@@ -476,10 +480,22 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         };
         bool times_photo = names_photo(g.perf.patterns);
         for (const auto& e : exercises) times_photo = times_photo || (g.perf.patterns.empty() && names_photo(e->info().perf_patterns));
-        if (times_photo && !no_perf) {
+        times_photo = times_photo && !no_perf;
+        if (!no_check || times_photo) {
+            std::string shown;  // what the folder holds besides its images, hidden files aside
+            for (const auto& name : check_photos(photos))
+                if (name.front() != '.') shown += (shown.empty() ? "" : ", ") + name;
+            std::string extensions;
+            for (const auto ext : labkit::kImageExtensions) extensions += (extensions.empty() ? "" : " ") + std::string(ext);
+            if (!shown.empty())
+                std::fprintf(stderr, "note: --photos %s: left out what is not named as an image (%s): %s\n", photos.c_str(),
+                             extensions.c_str(), shown.c_str());
+        }
+        if (times_photo) {
             const auto found = photos_in(photos);
             if (found.empty())
-                throw std::invalid_argument("--perf-patterns " + photo_name + ": no photo in --photos '" + photos + "'");
+                throw std::invalid_argument("--perf-patterns " + photo_name + ": no image (" + std::string(labkit::kImageFormats) +
+                                            ") in --photos '" + photos + "'");
             g.perf.photo = found.front().string();
             labkit::use_photo(labkit::load_gray(g.perf.photo));  // the grader's half: the reference and the checks
         }
