@@ -30,9 +30,10 @@ int mirrored(std::uint64_t i, int n) {
 
 void fill_photo_rows(GrayImage& img, std::uint64_t seed, int first, int last) {
     const std::uint64_t dx = mix64(seed), dy = mix64(dx);  // the shift: anywhere in a mirrored period
+    const std::uint64_t x0 = dx % (2 * static_cast<std::uint64_t>(photo_.width()));
+    const std::uint64_t y0 = dy % (2 * static_cast<std::uint64_t>(photo_.height()));
     for (int y = first; y < last; ++y) {
-        const int py = mirrored(dy % (2 * static_cast<std::uint64_t>(photo_.height())) + y, photo_.height());
-        const std::uint64_t x0 = dx % (2 * static_cast<std::uint64_t>(photo_.width()));
+        const int py = mirrored(y0 + y, photo_.height());
         for (int x = 0; x < img.width(); ++x) img(x, y) = photo_(mirrored(x0 + x, photo_.width()), py);
     }
 }

@@ -106,6 +106,15 @@ bool named_as_image(const std::string& file_name) {
     return std::find(std::begin(kImageExtensions), std::end(kImageExtensions), ext) != std::end(kImageExtensions);
 }
 
+std::vector<std::filesystem::path> images_in(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> images;
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(dir, ec))
+        if (named_as_image(f.path().filename().string()) && !f.is_directory(ec)) images.push_back(f.path());
+    std::sort(images.begin(), images.end());
+    return images;
+}
+
 RgbImage load_rgb(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail(path, "no such file");

@@ -294,9 +294,9 @@ def make_parser(spec=None):
                    metavar="P,...")
     p.add_argument("--seed", type=int, default=1, metavar="S",
                    help="seed of the random patterns (default: %(default)s)")
-    p.add_argument("--photo", default="", metavar="IMAGE",
-                   help="the image the photo pattern mirrors to each size (default: the first of "
-                   "datasets/photos, as grade --perf-patterns photo)")
+    p.add_argument("--photo", default="", metavar="IMAGE|DIR",
+                   help="the image the photo pattern mirrors to each size, or a folder's first (default: the "
+                   "first of datasets/photos, as grade --perf-patterns photo)")
     p.add_argument("--out", default="datasets/generated", metavar="DIR",
                    help="folder for the images (default: %(default)s)")
     p.set_defaults(func=cmd_datasets)

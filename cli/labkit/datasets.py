@@ -9,17 +9,7 @@ from .util import LabkitError, UsageError, first_errors, kit_path, parse_sizes, 
 
 GENERATOR = "datasets/generate_dataset"  # ninja target, relative to the build folder
 PHOTO_PATTERN = "photo"  # common/labkit/generators.hpp: a photo, mirrored to the size, shifted by the seed
-PHOTOS = "datasets/photos"  # where `grade --photos` looks by default; its first image is the photo pattern's
-
-
-def photo_of(args):
-    """The photo pattern's image: --photo, else the first of datasets/photos by name, as grade's."""
-    if args.photo:
-        return kit_path(args.photo)
-    photos = sorted(p for p in kit_path(PHOTOS).iterdir() if p.is_file()) if kit_path(PHOTOS).is_dir() else []
-    if not photos:
-        raise UsageError(f"the {PHOTO_PATTERN} pattern needs --photo IMAGE ({PHOTOS} holds no image)")
-    return photos[0]
+PHOTOS = "datasets/photos"  # where `grade --photos` looks by default; the generator mirrors its first image
 
 
 def build_generator(build_dir):
@@ -46,9 +36,10 @@ def cmd_datasets(args):
         raise UsageError(f"--out {args.out}: cannot make that folder ({e.strerror})") from None
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out {args.out}: cannot write into that folder")
-    photo = ["--photo", photo_of(args)] if PHOTO_PATTERN in patterns else []
+    photo = ["--photo", kit_path(args.photo or PHOTOS)] if PHOTO_PATTERN in patterns else []
     if photo:
-        say(f"the {PHOTO_PATTERN} pattern mirrors {rel(photo[1])} to each size, shifted by the seed")
+        say(f"the {PHOTO_PATTERN} pattern mirrors {rel(photo[1])}" + (" (its first image)" if photo[1].is_dir() else "")
+            + " to each size, shifted by the seed")
     elif args.photo:
         say(f"note: --photo is for the {PHOTO_PATTERN} pattern, which --patterns does not name: left unused")
     jobs = [(p, w, h) for p in patterns for (w, h) in sizes]

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ inline constexpr int kMaxImageSide = 65536;
 inline constexpr std::string_view kImageFormats = "PNG, JPEG, PGM/PPM, BMP or TGA";
 inline constexpr std::string_view kImageExtensions[] = {".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".pnm", ".bmp", ".tga"};
 bool named_as_image(const std::string& file_name);  // not hidden, and one of kImageExtensions
+// The files of a folder named as images, sorted by name (a folder that cannot be read: none). The
+// grader checks on each (--photos), and the timed `photo` pattern mirrors the first.
+std::vector<std::filesystem::path> images_in(const std::filesystem::path& dir);
 
 // 8-bit RGB, interleaved; a gray file has the same value in all three, and colour == false.
 struct RgbImage {

@@ -37,16 +37,6 @@ std::string hash_hex(const std::string& text) {
 
 }  // namespace
 
-std::vector<fs::path> photos_in(const std::string& dir) {
-    std::vector<fs::path> photos;
-    if (dir.empty()) return photos;
-    std::error_code ec;
-    for (const auto& f : fs::directory_iterator(dir, ec))
-        if (labkit::named_as_image(f.path().filename().string()) && !f.is_directory(ec)) photos.push_back(f.path());
-    std::sort(photos.begin(), photos.end());
-    return photos;
-}
-
 std::vector<std::string> check_photos(const std::string& dir) {
     std::vector<std::string> left_out;
     if (dir.empty()) return left_out;
@@ -54,7 +44,8 @@ std::vector<std::string> check_photos(const std::string& dir) {
     if (!fs::exists(dir, ec)) throw std::invalid_argument("--photos '" + dir + "': no such folder");
     if (!fs::is_directory(dir, ec))
         throw std::invalid_argument("--photos '" + dir + "' is a file: give the folder that holds it (the photos are its images)");
-    for (const auto& f : photos_in(dir)) {
+    const auto photos = labkit::images_in(dir);
+    for (const auto& f : photos) {
         try {
             labkit::load_gray(f.string());
         } catch (const std::exception& e) {
@@ -62,8 +53,7 @@ std::vector<std::string> check_photos(const std::string& dir) {
         }
     }
     for (const auto& f : fs::directory_iterator(dir, ec))
-        if (!labkit::named_as_image(f.path().filename().string()) || f.is_directory(ec))
-            left_out.push_back(f.path().filename().string());
+        if (std::find(photos.begin(), photos.end(), f.path()) == photos.end()) left_out.push_back(f.path().filename().string());
     std::sort(left_out.begin(), left_out.end());
     return left_out;
 }
@@ -73,7 +63,8 @@ CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
     for (const Size& size : s.sizes) key += size_name(size) + ",";
     key += " max_pixels=" + std::to_string(s.max_pixels);
     key += " photos=";
-    for (const auto& f : photos_in(s.photos_dir)) key += f.filename().string() + ":" + identity(f) + ",";
+    if (!s.photos_dir.empty())
+        for (const auto& f : labkit::images_in(s.photos_dir)) key += f.filename().string() + ":" + identity(f) + ",";
     key += " grader=" + identity("/proc/self/exe");
     std::replace_if(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + hash_hex(key)), key};

@@ -39,12 +39,9 @@ struct CaseSettings {
     long long max_pixels = 0;  // 0: none; else every case larger is left out, the lab's own too (a simulator's tiny run)
 };
 
-// The photos of a --photos folder, by name (empty dir: none): its files named as images
-// (labkit::named_as_image). The checks use each as it is; the timed `photo` pattern tiles the
-// first (labkit::use_photo).
-std::vector<std::filesystem::path> photos_in(const std::string& dir);
-// --photos checked before anything runs: a folder that exists, each of its photos readable
-// (std::invalid_argument naming the file and why, else). Returns the files it leaves out.
+// --photos checked before anything runs: a folder that exists, each of its photos
+// (labkit::images_in) readable (std::invalid_argument naming the file and why, else). Returns the
+// files it leaves out.
 std::vector<std::string> check_photos(const std::string& dir);
 
 // The cases of a class are the same for every submission (one seed, the same sizes and photos),
@@ -439,8 +436,8 @@ private:
                     C::make_input(p, size.first, size.second, settings.seed), default_params_of<C>(), p);
         if constexpr (requires { C::lab_cases(settings.seed); })
             for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
-        if (C::uses_photos)
-            for (const auto& f : photos_in(settings.photos_dir))
+        if (C::uses_photos && !settings.photos_dir.empty())
+            for (const auto& f : labkit::images_in(settings.photos_dir))
                 add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
     }
 

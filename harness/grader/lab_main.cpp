@@ -492,7 +492,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                              extensions.c_str(), shown.c_str());
         }
         if (times_photo) {
-            const auto found = photos_in(photos);
+            const auto found = photos.empty() ? std::vector<std::filesystem::path>{} : labkit::images_in(photos);
             if (found.empty())
                 throw std::invalid_argument("--perf-patterns " + photo_name + ": no image (" + std::string(labkit::kImageFormats) +
                                             ") in --photos '" + photos + "'");
