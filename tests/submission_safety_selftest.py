@@ -8,15 +8,25 @@ kit's variant list, never the submission's; a timing 10x faster than the referen
 the class files are never stale (grade-all drops those made from results it is about to change);
 and the compile sandbox hides what it must (when bubblewrap starts here).
 
+No submission can stop a class run or take a classmate's row: a zip member whose deflate stream is
+corrupt, a .tar.gz whose stream breaks after a good member, a file named with bytes that are not
+UTF-8 and 1,100 nested folders are staged with a note each; an exception while staging, building
+or grading one submission becomes its ERROR and its result (a rerun resumes past it); names come
+from each submission's own folder (_alice/ never takes alice's name, nor bob/ Bob's row), and the
+roster matches the folder as handed in; a gigabyte of compiler output costs labkit a few MiB.
+
     submission_safety_selftest.py
 """
+import csv
 import io
 import json
 import math
 import os
+import random
 import shutil
 import socket
 import stat
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -29,7 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 from labkit import batch, gradebook, grading, reports, rubric  # noqa: E402
 from labkit.proc import capture  # noqa: E402
 from labkit.sandbox import CompileSandbox, Sandbox, choose  # noqa: E402
-from labkit.submissions import MAX_FILE_BYTES, stage  # noqa: E402
+from labkit.build import NINJA_SECTIONS  # noqa: E402
+from labkit.proc import KEEP_BYTES  # noqa: E402
+from labkit.submissions import MAX_DEPTH, MAX_FILE_BYTES, source_key, stage, submission_names  # noqa: E402
 from labkit.util import ROOT, UsageError, default_work_dir, inside, write_atomic  # noqa: E402
 from checks import expect  # noqa: E402
 
@@ -364,10 +376,220 @@ def test_compile_sandbox(tmp):
         expect("holds the kit" in str(e), f"an --out holding the kit is a usage error: {e}")
 
 
+# ---- nothing a submission holds stops the class run ---------------------------------------------
+
+def corrupt_zip(path, members):
+    """A zip of members ({name: text}, deflated) whose first member's deflate stream starts with
+    a block of the reserved type: zlib.error when it is read, past the archive's own checks."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+    data = bytearray(path.read_bytes())
+    name_len, extra_len = (int.from_bytes(data[at:at + 2], "little") for at in (26, 28))
+    data[30 + name_len + extra_len] = 0xFF  # BTYPE 11: "invalid block type"
+    path.write_bytes(data)
+
+
+def broken_tar(path):
+    """A .tar.gz whose first member (cpu_openmp.cpp) is whole, then a stream broken in a way that
+    Python's zlib reports as zlib.error (a 4 KiB run of 0x55 at 70% of the file, in the second
+    member). Returns the first member's text."""
+    rnd = random.Random(1)
+    first, second = ("".join(f"int v{rnd.randrange(10**6)} = {rnd.randrange(10**6)};\n" for _ in range(n))
+                     for n in (3000, 20000))
+    tar_with(path, [(f"{LAB}/cpu_openmp.cpp", "file", first.encode()), (f"{LAB}/01_naive.cu", "file", second.encode())])
+    data = bytearray(path.read_bytes())
+    at = int(len(data) * 0.7)
+    data[at:at + 4096] = b"\x55" * 4096
+    path.write_bytes(data)
+    return first
+
+
+def test_broken_archives(tmp):
+    zipped = Path(tmp) / "zed.zip"
+    corrupt_zip(zipped, {f"{LAB}/cpu_openmp.cpp": WORK * 200, f"{LAB}/02_kogge_stone.cu": WORK})
+    notes, got = staged_from(zipped, tmp, "zed")
+    expect(refused(notes, "cpu_openmp.cpp", "cannot be read") and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
+           f"a zip member with a corrupt deflate stream is refused with a note, starter used: {notes}")
+    expect(got["02_kogge_stone.cu"] == WORK, "the zip's other member is taken")
+    expect(source_key(zipped), "and the archive has a key")
+
+    tarred = Path(tmp) / "tom.tar.gz"
+    first = broken_tar(tarred)
+    notes, got = staged_from(tarred, tmp, "tom")
+    expect(got["cpu_openmp.cpp"] == first, f"a .tar.gz broken after its first member: that member is taken: {notes}")
+    expect(any("broken" in n or "cannot be read" in n for n in notes), f"and the break is noted: {notes}")
+
+
+def test_odd_names(tmp):
+    sub = Path(tmp) / "oscar"
+    (sub / LAB).mkdir(parents=True)
+    (sub / LAB / "cpu_openmp.cpp").write_text(WORK)
+    odd = os.fsdecode(b"notes-\xff\xfe.txt")
+    (sub / odd).write_text("not UTF-8 in its name\n")
+    (sub / os.fsdecode(b"dir-\xff") / LAB).mkdir(parents=True)
+    (sub / os.fsdecode(b"dir-\xff") / LAB / "01_naive.cu").write_text(WORK)
+    key = source_key(sub)
+    expect(len(key) == 24, "a folder holding names that are not UTF-8 has a key")
+    notes, got = staged_from(sub, tmp, "oscar")
+    expect(got["cpu_openmp.cpp"] == WORK and got["01_naive.cu"] == WORK, f"its files are taken all the same: {notes}")
+    shown = [n for n in notes if "not valid UTF-8" in n]
+    expect(any("notes-\\xff\\xfe.txt" in n for n in shown), f"a name that is not UTF-8 is noted, its bytes as \\xNN: {notes}")
+    expect(all(n.encode("utf-8") for n in notes), "every note is UTF-8 text, ready for the class files")
+
+    archive = Path(tmp) / "olga.tar.gz"
+    tar_with(archive, [(os.fsdecode(b"olga-\xff/") + f"{LAB}/cpu_openmp.cpp", "file", WORK.encode())])
+    notes, got = staged_from(archive, tmp, "olga")
+    expect(got["cpu_openmp.cpp"] == WORK and any("not valid UTF-8" in n for n in notes) and
+           all(n.encode("utf-8") for n in notes), f"in an archive too: {notes}")
+
+
+def test_deep_nesting(tmp):
+    sub = Path(tmp) / "deep"
+    fd = os.open(tmp, os.O_RDONLY)
+    os.mkdir("deep", dir_fd=fd)
+    for _ in range(1100):  # one folder in the next, made through fds: no path is ever that long
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d" if _ else "deep", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    (sub / LAB).mkdir()
+    (sub / LAB / "cpu_openmp.cpp").write_text(WORK)
+    expect(len(source_key(sub)) == 24, "1,100 nested folders have a key (no recursion)")
+    notes, got = staged_from(sub, tmp, "deep")
+    expect(got["cpu_openmp.cpp"] == WORK and any(f"more than {MAX_DEPTH} deep" in n for n in notes),
+           f"1,100 nested folders: the file at the top is taken, the depth noted: {notes}")
+    subprocess.run(["rm", "-rf", str(sub)], check=True)  # shutil.rmtree recurses, and would fail
+
+
+def test_names(tmp):
+    root = Path(tmp) / "class"
+    given = ["_alice", "alice", "bob", "Bob", "carol.zip", "carol", "d e", os.fsdecode(b"\xff")]
+    names = dict(zip(given, submission_names([root / g for g in given])))
+    expect(names["alice"] == "alice" and names["_alice"].startswith("alice~"),
+           f"_alice/ never takes alice's name, whatever the order: {names}")
+    expect(names["bob"] == "bob" and names["Bob"] == "Bob", f"bob/ and Bob/ keep their own names: {names}")
+    expect(names["carol"] != names["carol.zip"] and names["d e"] == "d_e", f"carol/ and carol.zip differ: {names}")
+    expect(len(set(names.values())) == len(given), "no two share a name")
+    again = dict(zip(reversed(given), submission_names([root / g for g in reversed(given)])))
+    expect(again == names, "the names do not depend on the order of the folders")
+    twice = submission_names([Path(tmp) / "a" / "x", Path(tmp) / "b" / "x"])
+    expect(len(set(twice)) == 2, f"--single a/x b/x: two names ({twice})")
+
+
+def result(name, folder, points):
+    return {"schema": batch.SCHEMA, "name": name, "folder": folder, "source": f"/class/{folder}", "notes": [],
+            "labs": {LAB: {"points": points, "max_points": 10, "bonus_points": 0, "max_bonus": 0, "groups": []}},
+            "points": points, "max_points": 10, "bonus_points": 0, "max_bonus": 0}
+
+
+def gradebook_rows(results, roster):
+    rows = list(csv.DictReader(io.StringIO(gradebook.gradebook_csv(results, roster, [LAB]))))
+    return rows
+
+
+def test_roster_collisions(tmp):
+    results = [result("alice", "alice", 10), result("alice~1f3a9c0e", "_alice", 0),
+               result("Bob", "Bob", 10), result("bob", "bob", 0), result("carol", "carol.zip", 7)]
+    roster_file = Path(tmp) / "roster.csv"
+    roster_file.write_text("login,student id\nalice,1001\nBob,1002\nCAROL,1003\ndan,1004\n")
+    roster = gradebook.read_roster(roster_file)
+    for with_roster in (roster, None):
+        rows = gradebook_rows(results, with_roster)
+        by = {}
+        for r in rows:
+            by.setdefault(r["folder"], []).append(r)
+        expect(by["alice"][0]["points"] == "10" and (not with_roster or by["alice"][0]["student_id"] == "1001"),
+               f"alice's row holds alice's 10 ({'with' if with_roster else 'without'} a roster): {by['alice']}")
+        expect(by["Bob"][0]["points"] == "10" and (not with_roster or by["Bob"][0]["student_id"] == "1002"),
+               f"Bob's row holds Bob's 10: {by['Bob']}")
+        expect(len(by["bob"]) == 1 and by["bob"][0]["points"] == "0" and len(by["alice~1f3a9c0e"]) == 1,
+               "bob/ and _alice/ each have a row of their own, with their own points")
+        for folder in ("alice", "alice~1f3a9c0e", "Bob", "bob"):
+            expect("once cleaned or case-folded" in by[folder][0]["notes"], f"the collision is noted on {folder}'s row")
+        expect(len(rows) == (6 if with_roster else 5), f"one row per submission and roster student: {len(rows)}")
+    rows = {r["folder"]: r for r in gradebook_rows(results, roster)}
+    expect(rows["CAROL"]["points"] == "7", "a roster key matches a folder handed in under another case (carol.zip)")
+    expect(rows["dan"]["notes"] == "no submission", "a roster student without a submission: no submission")
+    both = [result("eve", "eve", 3), result("EVE", "EVE", 4)]
+    rows = gradebook_rows(both, {"Eve": {}})
+    expect(rows[0]["notes"].startswith("no submission: several submissions") and len(rows) == 3,
+           f"two folders matching a roster key only without regard to case: it takes neither, both keep rows: {rows}")
+
+
+FLOOD = ("echo '[1/2] Compiling C++ object a.o'; echo 'FAILED: a.o'; yes 'a.cpp:1:2: warning: #warning flood' | "
+         "head -c {bytes}; echo; echo 'a.cpp:9:2: error: #error the last word'; echo '[2/2] Compiling C++ object b.o'; "
+         "echo 'FAILED: b.o'; echo \"b.cpp:3:1: error: b's own mistake\"; echo 'ninja: build stopped'")
+
+
+def test_output_cap(tmp):
+    """A compile that prints a gigabyte: labkit (here a child Python that captures it as a class
+    run's build does) keeps a few MiB, each step's start and end, and stays small itself."""
+    code = ("import resource, sys; sys.path.insert(0, sys.argv[1]); from labkit.proc import capture; "
+            "from labkit.build import NINJA_SECTIONS; rc, text, _ = capture(['bash', '-c', sys.argv[2]], "
+            "opens=NINJA_SECTIONS); open(sys.argv[3], 'w').write(text); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    kept = Path(tmp) / "kept.log"
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT / "cli"), FLOOD.format(bytes=1 << 28), str(kept)],
+                         capture_output=True, text=True, timeout=300)
+    peak_mib = int(out.stdout.split()[-1]) / 1024
+    text = kept.read_text()
+    expect(peak_mib < 128, f"256 MiB of compiler output: labkit's peak memory {peak_mib:.0f} MiB "
+                           f"({time.monotonic() - started:.1f} s)")
+    expect(len(text) < KEEP_BYTES + (1 << 20), f"what is kept is capped: {len(text)} bytes")
+    expect(all(t in text for t in ("FAILED: a.o", "error: #error the last word", "FAILED: b.o", "b's own mistake",
+                                   "ninja: build stopped", "bytes of output cut here]")),
+           "each step's start and end are kept, and the cut is said")
+
+
+def test_failure_stays(tmp):
+    """An exception while staging one submission (as a RecursionError or zlib.error did) is its
+    ERROR and its result; another while grading one lab is that lab's; the run goes on."""
+    kit = [{"name": "cpu-openmp"}, {"name": "gpu-01-naive"}]
+    pipe = object.__new__(batch.Pipeline)
+    pipe.args, pipe.labs, pipe.graders, pipe.kit_variants = args(), [LAB], {LAB: "/bin/false"}, {LAB: kit}
+    pipe.sandbox, pipe.rubrics, pipe.references = Sandbox(None, "test"), {LAB: rubric.load(LAB, kit)}, {}
+    pipe.out, pipe.work = Path(tmp) / "class", Path(tmp) / "work"
+    pipe.results = pipe.out / "results"
+    pipe.results.mkdir(parents=True)
+    pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    pipe.slots, pipe.staged_files, pipe.lab_files = batch.queue.Queue(), {LAB: FILES}, {LAB: FILES}
+    pipe.slots.put(Path(tmp) / "slot-0")
+    pipe.main = Namespace(names=lambda: [LAB])
+
+    def stage_fails(*_):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    real_stage, real_run_grader = batch.stage, batch.run_grader
+    batch.stage = stage_fails
+    try:
+        built = pipe.build("rita", Path(tmp), "k1", "rita")
+        got = pipe.grade(built)
+    finally:
+        batch.stage = real_stage
+    lab = got["labs"][LAB]
+    expect(lab["state"] == "error" and "RecursionError" in lab["detail"] and lab["points"] == 0,
+           f"an exception while staging is the submission's ERROR, with its reason: {lab['detail']}")
+    expect(pipe.slots.qsize() == 1, "its build slot is given back")
+    expect((pipe.out / "submissions" / "rita" / batch.LABKIT_ERROR_LOG).is_file(), "the traceback is kept beside it")
+    expect(pipe.finished("rita", "k1"), "its result is written: a rerun resumes past it")
+
+    batch.run_grader = lambda *a, **k: (_ for _ in ()).throw(KeyError("variants"))
+    try:
+        got = pipe.grade(batch.Built("sam", Path(tmp), [], "k2", time.monotonic(), Path(tmp), runners={LAB: "/bin/true"}))
+    finally:
+        batch.run_grader = real_run_grader
+    expect(got["labs"][LAB]["state"] == "error" and "KeyError" in got["labs"][LAB]["detail"] and pipe.finished("sam", "k2"),
+           f"an exception while grading a lab is that lab's ERROR: {got['labs'][LAB]['detail']}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        for test in (test_folder, test_archives, test_work_dir, test_atomic_write, test_read_report,
-                     test_process_timeout, test_flags, test_class_files, test_compile_sandbox):
+        for test in (test_folder, test_archives, test_broken_archives, test_odd_names, test_deep_nesting, test_names,
+                     test_roster_collisions, test_output_cap, test_failure_stays, test_work_dir, test_atomic_write,
+                     test_read_report, test_process_timeout, test_flags, test_class_files, test_compile_sandbox):
             sub = Path(tmp) / test.__name__
             sub.mkdir()
             test(sub)

@@ -38,13 +38,15 @@ import re
 import secrets
 import shutil
 import time
+import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import grader_cli, reports, rubric
-from .build import (BUILD_TIMEOUT_S, BuildInfo, CompileBudget, build_dir_of, configure, configured_with, is_configured,
-                    kit_inputs, make, ninja, open_build, student_objects, submission_options, up_to_date)
+from .build import (BUILD_TIMEOUT_S, NINJA_FAILED, NINJA_STATUS, NINJA_SUMMARY, BuildInfo, CompileBudget, build_dir_of,
+                    configure, configured_with, is_configured, kit_inputs, make, ninja, open_build, student_objects,
+                    submission_options, up_to_date)
 from .gradebook import (VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, read_roster, variant_rows,
                         write_class_outputs)
 from .grading import run_grader, validate_options
@@ -52,18 +54,16 @@ from .proc import kill_all, tool_env
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
-from .submissions import NOT_USED, NOTHING_HANDED_IN, stage, submission_name, write_if_changed
+from .submissions import (ARCHIVES, NOT_USED, NOTHING_HANDED_IN, source_key, stage, submission_names,
+                          write_if_changed)
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside, kit_path,
-                   print_table, rel, say, write_atomic)
-from .verdicts import BUILD_ERROR, TODO
+                   print_table, printable, rel, say, write_atomic)
+from .verdicts import BUILD_ERROR, ERROR, TODO
 
 SCHEMA = "labkit-result/1"
-ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
 SEED_RANGE = 1000000007  # the grader's own default seeds are below this too
 # The starter's NotImplemented names its file: "not implemented: scan_rows_naive (01_naive.cu)".
 NOT_IMPLEMENTED_FILE = re.compile(r"\(([^()\s]+\.(?:cu|cpp|cc|cxx|c))\)")
-NINJA_FAILED = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.+)$")
-NINJA_STATUS = re.compile(r"^\[\d+/\d+\] ")
 
 
 def default_jobs():
@@ -107,7 +107,8 @@ def work_dir_of(args):
 
 def find_submissions(args):
     """[(name, path)]: the --single submissions in the order given, else every folder and archive
-    directly in SUBMISSIONS_DIR, in name order; names made unique and safe (submission_name)."""
+    directly in SUBMISSIONS_DIR, in name order; each one's name its own, unique and safe
+    (submissions.submission_names)."""
     if args.single:
         paths = [Path(s).expanduser() for s in args.single]
         for given, path in zip(args.single, paths):
@@ -121,28 +122,7 @@ def find_submissions(args):
                        and (p.is_dir() or p.name.endswith(ARCHIVES)))
         if not paths:
             raise UsageError(f"{args.submissions}: no submission in it (folders, .zip, .tar.gz)")
-    taken = set()
-    return [(submission_name(p.resolve(), taken), p) for p in paths]
-
-
-def source_key(path):
-    """What identifies a submission's content cheaply, for resuming: every regular file's
-    relative path, size and modification time (links are never followed), or the archive's."""
-    h = hashlib.sha256()
-    if path.is_dir():
-        for root, dirs, files in os.walk(path):
-            dirs.sort()
-            for f in sorted(files):
-                p = Path(root) / f
-                try:
-                    st = p.lstat()
-                except OSError:
-                    continue
-                h.update(f"{p.relative_to(path)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    else:
-        st = path.stat()
-        h.update(f"{st.st_size}\0{st.st_mtime_ns}".encode())
-    return h.hexdigest()[:24]
+    return list(zip(submission_names([p.resolve() for p in paths]), paths))
 
 
 def options_key(args, labs):
@@ -196,6 +176,18 @@ def reference_variants(build, lab, grader, sandbox):
     return []
 
 
+LABKIT_ERROR_LOG = "labkit-error.log"  # in a submission's folder of the class: what labkit failed on
+
+
+def labkit_failure(doing, e):
+    """(one line, the whole traceback) of an exception labkit met while doing something to one
+    submission: that submission's ERROR, never the class run's end."""
+    short = printable(f"labkit failed while {doing} this submission ({e.__class__.__name__}: "
+                      f"{str(e).splitlines()[0][:160] if str(e).strip() else 'no message'}); "
+                      f"{LABKIT_ERROR_LOG} in its class folder has the details")
+    return short, printable("".join(traceback.format_exception(e))[-(64 << 10):])
+
+
 def split_failures(log):
     """{object path: its compiler output} of every FAILED step of a `ninja -k 0` log."""
     out, current = {}, None
@@ -204,7 +196,7 @@ def split_failures(log):
         if m:
             current = m.group(1).split()[0]
             out[current] = []
-        elif current and (NINJA_STATUS.match(line) or line.startswith("ninja:")):
+        elif current and (NINJA_STATUS.match(line) or line.startswith(NINJA_SUMMARY)):
             current = None
         elif current:
             out[current].append(line)
@@ -332,6 +324,8 @@ class Built:
     lab_errors: dict = field(default_factory=dict)   # lab -> (short, full) why it has no runner
     file_errors: dict = field(default_factory=dict)  # lab -> {file: compiler output}
     build_s: float = 0.0
+    folder: str = ""                                 # its folder's or archive's name, as handed in
+    failed: tuple = None                             # (short, full): labkit failed on it, every lab ERROR
 
 
 class Pipeline:
@@ -489,14 +483,17 @@ class Pipeline:
         shutil.copy2(bdir / target, dest)
         built.runners[lab] = dest
 
-    def build(self, name, source, key):
+    def build(self, name, source, key, folder):
+        """Stages and builds one submission. Whatever goes wrong in it stays with it: the
+        exception becomes its `failed` note (every lab then ERROR), never the run's."""
         started = time.monotonic()
+        built = Built(name, source, [], key, started, folder=folder)
         slot = self.slots.get()
         try:
             with slot_lock(slot):
                 staged = slot / "src"
-                notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
-                built = Built(name, source, notes, key, started, staged)
+                built.notes = stage(source.resolve(), staged, self.staged_files, self.main.names(), self.lab_files)
+                built.staged = staged
                 build, why = self.slot_build(slot, staged)
                 confine = CompileSandbox(self.sandbox, slot / "build", staged, self.work, self.private, self.groups,
                                          cache=self.compile_cache)
@@ -506,6 +503,10 @@ class Pipeline:
                         built.lab_errors[lab] = (why, why)
                     else:
                         self.build_lab(built, lab, build, slot / "build", staged, confine, budget)
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            if self.stopping:
+                raise
+            built.failed = labkit_failure("staging or building", e)
         finally:
             self.slots.put(slot)
         built.build_s = time.monotonic() - started
@@ -542,44 +543,66 @@ class Pipeline:
                                         echo=False)
         return dict(rubric_view(tool, watched), report=str(report.get("_file", "")))
 
+    def stand_in(self, built, lab, status, short, full, out_dir, log_name):
+        """The report of a lab that has no grading of its own (it did not build, or labkit failed
+        on it): every variant status, with short as its detail and full in out_dir/log_name."""
+        write_atomic(out_dir / log_name, full)
+        return dict(reports.placeholder(lab, built.name, self.kit_variants[lab], status, short),
+                    sandbox=runner_sandbox(self.graders[lab], self.sandbox))
+
+    def grade_lab(self, built, lab, out_dir):
+        """(state, detail, report) of one lab of a built submission."""
+        if built.failed:
+            short, full = built.failed
+            return "error", short, self.stand_in(built, lab, ERROR, short, full, out_dir, LABKIT_ERROR_LOG)
+        if lab in built.lab_errors:
+            short, full = built.lab_errors[lab]
+            return BUILD_ERROR, short, self.stand_in(built, lab, BUILD_ERROR, short, full, out_dir, f"{lab}-build.log")
+        report = run_grader(self.graders[lab], built.runners[lab], lab, built.name, out_dir, self.args,
+                            self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log", echo=False)
+        reports.unstage(report, built.staged)
+        failures = built.file_errors.get(lab, {})
+        if failures:
+            write_atomic(out_dir / f"{lab}-build.log", "\n\n".join(f"== {f} ==\n{t}" for f, t in failures.items()))
+            self.mark_build_errors(report, failures)
+        reports.flag_fast_timings(report, self.references.get(lab))
+        reports.write_back(report)  # what labkit added: the slot's path left out, flags
+        error = [v for v in report["variants"] if v["name"] == "*"]
+        if error:
+            return "error", error[0].get("detail", ""), report
+        return "graded", "; ".join(f"{f} does not compile (the starter's is used)" for f in failures), report
+
+    def score(self, built, lab, state, detail, report, out_dir):
+        """The lab's entry of the result: its report scored by the rubric (after the sanitizer's
+        run, with --sanitize and a runner)."""
+        sanitized = self.sanitize(built, lab, out_dir) if self.sanitizer and lab in built.runners else None
+        scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
+                                  timing=self.timing, sanitized=sanitized)
+        entry = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))
+        if sanitized:
+            entry["sanitizer"] = sanitized
+        return entry
+
     def grade(self, built):
+        """Grades a built submission and writes its result. Whatever goes wrong in one lab stays
+        with that lab (ERROR, the reason in its detail and labkit-error.log), and the other labs
+        are graded; a result that cannot be written is said, and graded again by the next run."""
         out_dir = self.out / "submissions" / built.name
         out_dir.mkdir(parents=True, exist_ok=True)
-        labs, reports_of = {}, {}
+        labs = {}
         for lab in self.labs:
-            grader = self.graders[lab]
-            if lab in built.lab_errors:
-                short, full = built.lab_errors[lab]
-                write_atomic(out_dir / f"{lab}-build.log", full)
-                report = dict(reports.placeholder(lab, built.name, self.kit_variants[lab], BUILD_ERROR, short),
-                              sandbox=runner_sandbox(grader, self.sandbox))
-                state, detail = BUILD_ERROR, short
-            else:
-                report = run_grader(grader, built.runners[lab], lab, built.name, out_dir, self.args,
-                                    self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log",
-                                    echo=False)
-                reports.unstage(report, built.staged)
-                failures = built.file_errors.get(lab, {})
-                if failures:
-                    write_atomic(out_dir / f"{lab}-build.log",
-                                 "\n\n".join(f"== {f} ==\n{t}" for f, t in failures.items()))
-                    self.mark_build_errors(report, failures)
-                reports.flag_fast_timings(report, self.references.get(lab))
-                reports.write_back(report)  # what labkit added: the slot's path left out, flags
-                error = [v for v in report["variants"] if v["name"] == "*"]
-                state = "error" if error else "graded"
-                detail = error[0].get("detail", "") if error else "; ".join(
-                    f"{f} does not compile (the starter's is used)" for f in failures)
-            sanitized = self.sanitize(built, lab, out_dir) if self.sanitizer and lab in built.runners else None
-            scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
-                                      timing=self.timing, sanitized=sanitized)
-            labs[lab] = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))
-            if sanitized:
-                labs[lab]["sanitizer"] = sanitized
-            reports_of[lab] = report
+            try:
+                labs[lab] = self.score(built, lab, *self.grade_lab(built, lab, out_dir), out_dir)
+            except Exception as e:  # noqa: BLE001 - see the docstring
+                if self.stopping:
+                    raise
+                short, full = labkit_failure(f"grading {lab}", e)
+                built.runners.pop(lab, None)  # no sanitizer run on it
+                report = self.stand_in(built, lab, ERROR, short, full, out_dir, LABKIT_ERROR_LOG)
+                labs[lab] = self.score(built, lab, "error", short, report, out_dir)
         result = {
-            "schema": SCHEMA, "name": built.name, "source": str(built.source), "key": built.key,
-            "options": self.key, "notes": built.notes,
+            "schema": SCHEMA, "name": built.name, "folder": built.folder, "source": printable(built.source),
+            "key": built.key, "options": self.key, "notes": built.notes,
             "graded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "seconds": round(time.monotonic() - built.started, 2), "build_seconds": round(built.build_s, 2),
             "machine": {"gpu": self.gpu, "cpu_threads": cpus()},
@@ -592,7 +615,10 @@ class Pipeline:
         }
         if self.stopping:
             raise LabkitError("stopped")
-        write_atomic(self.results / f"{built.name}.json", json.dumps(result, indent=2))
+        try:
+            write_atomic(self.results / f"{built.name}.json", json.dumps(result, indent=2))
+        except (OSError, ValueError) as e:
+            say(f"warning: {built.name}: its result cannot be written ({e}): the next run grades it again")
         shutil.rmtree(self.work / "runners" / built.name, ignore_errors=True)
         return result
 
@@ -607,13 +633,14 @@ class Pipeline:
         return got.get("schema") == SCHEMA and got.get("key") == key and got.get("options") == self.key
 
     def run(self, todo):
-        """Builds and grades todo ([(name, path, key)]), showing progress and the time left.
+        """Builds and grades todo ([(name, path, key, folder)]), showing progress and the time left.
         Returns the results."""
         done, results, started = 0, [], time.monotonic()
         grade_workers = 1 if self.timing else self.jobs
         builders, graders = futures.ThreadPoolExecutor(self.jobs), futures.ThreadPoolExecutor(grade_workers)
         try:
-            grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k)) for n, p, k in todo]
+            grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k, folder))
+                       for n, p, k, folder in todo]
             for f in futures.as_completed(grading):
                 result = f.result()
                 done += 1
@@ -690,15 +717,18 @@ def cmd_grade_all(args):
         subs = [s for i, s in enumerate(subs) if i % args.task_count == (args.task_index or 0)]
     todo = []
     for name, path in subs:
-        key = source_key(path)
+        try:
+            key = source_key(path)
+        except OSError as e:  # staging says why, as that submission's note
+            key = f"unreadable: {e.strerror}"
         if not args.force and pipe.finished(name, key):
             continue
-        todo.append((name, path, key))
+        todo.append((name, path, key, printable(path.name)))
     if len(subs) > len(todo):
         say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
     pipe.grade_references()
     if todo and not args.task_count:  # (a Slurm task's merge is `labkit gradebook`'s)
-        drop_class_outputs(pipe.out, [name for name, _, _ in todo])
+        drop_class_outputs(pipe.out, [name for name, *_ in todo])
     pipe.run(todo)
     if args.task_count:
         return 0

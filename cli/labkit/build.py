@@ -59,6 +59,13 @@ def ensure_configured(build_dir):
 
 
 NINJA_STEP_RE = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)")
+# The lines of ninja's own in its output: a step's status, a step that failed (its compiler's
+# output follows), and ninja's summary. Each opens a section of what capture keeps (the first and
+# last of each step's output: one file's flood of warnings never hides another's error).
+NINJA_STATUS = re.compile(r"^\[\d+/\d+\] ")
+NINJA_FAILED = re.compile(r"^FAILED: (?:\[code=\d+\] )?(.+)$")
+NINJA_SUMMARY = "ninja:"
+NINJA_SECTIONS = r"^(?:\[\d+/\d+\] |FAILED: |ninja: )"
 PROGRESS_STEPS = 10  # plain progress lines per build, when the output is not a terminal
 
 
@@ -116,13 +123,13 @@ def ninja(build_dir, targets=(), echo=True, jobs=None, confine=None, keep_going=
         cmd = ["nice", "-n", str(BACKGROUND_NICENESS)] + cmd
     if echo:
         show_cmd(cmd)
-        rc, out, timed_out = capture(cmd, timeout=timeout, echo=True, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, echo=True, limits=limits, opens=NINJA_SECTIONS)
     elif progress:
         shown = BuildProgress(", ".join(Path(t).name for t in targets) or rel(build_dir))
-        rc, out, timed_out = capture(cmd, timeout=timeout, on_line=shown, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, on_line=shown, limits=limits, opens=NINJA_SECTIONS)
         shown.done()
     else:
-        rc, out, timed_out = capture(cmd, timeout=timeout, limits=limits)
+        rc, out, timed_out = capture(cmd, timeout=timeout, limits=limits, opens=NINJA_SECTIONS)
     if timed_out:
         out += f"\nerror: build exceeded {timeout:g} s\n"
     return rc == 0, out

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import reports
-from .submissions import NOT_HANDED_IN, NOTHING_HANDED_IN, PATHS_USED, SOURCE_SUFFIXES
+from .submissions import NOT_HANDED_IN, NOTHING_HANDED_IN, PATHS_USED, SOURCE_SUFFIXES, handed_in, same_name
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
 from .verdicts import BUILD_ERROR, ERROR, FAILING, NOT_RUN, PASS, SHOWN, SKIPPED, TODO
 
@@ -343,27 +343,76 @@ def _score_cells(result, labs):
     return cells
 
 
+def _handed_in(result):
+    """The name a result's submission was handed in under (its folder's, its archive's without
+    the extension); a result from before the kit kept it: its name."""
+    return handed_in(str(result.get("folder") or result["name"]))
+
+
+def collisions(results):
+    """{result name: note} for every submission handed in under a name that another's is too,
+    once cleaned and case-folded (bob/ and Bob/, _alice/ and alice/): each keeps its own row and
+    points, and both rows say so."""
+    groups = {}
+    for r in results:
+        groups.setdefault(same_name(_handed_in(r)), []).append(r)
+    notes = {}
+    for members in (m for m in groups.values() if len(m) > 1):
+        for r in members:
+            others = ", ".join(repr(str(o.get("folder") or o["name"])) for o in members if o is not r)
+            notes[r["name"]] = (f"handed in as {str(r.get('folder') or r['name'])!r}, one name with {others} once "
+                                f"cleaned or case-folded: graded apart as {r['name']}, each on its own row")
+    return notes
+
+
+def match_roster(roster, results):
+    """({roster key: its result, or None}, {roster key: why none}, the results no roster key
+    takes). A key takes the result handed in under that very name; else the one result handed in
+    under it without regard to case (an LMS that changed Alice to alice). Two such results: the
+    key takes neither (said), and both keep rows of their own."""
+    results = sorted(results, key=lambda r: r["name"])
+    exact = {}
+    for r in results:
+        exact.setdefault(_handed_in(r), []).append(r)
+    taken, matched, why = set(), {}, {}
+    for key in roster or {}:
+        found = [r for r in exact.get(key, []) if r["name"] not in taken]
+        if not found:  # (a result handed in under another key's very name is that key's)
+            found = [r for r in results if r["name"] not in taken and _handed_in(r).casefold() == key.casefold()
+                     and _handed_in(r) not in roster]
+        if len(found) == 1:
+            matched[key] = found[0]
+            taken.add(found[0]["name"])
+        else:
+            matched[key] = None
+            if found:
+                why[key] = ("several submissions match it without regard to case ("
+                            + ", ".join(repr(str(r.get("folder") or r["name"])) for r in found) + "): see their rows")
+    return matched, why, [r for r in results if r["name"] not in taken]
+
+
 def gradebook_csv(results, roster, labs):
     """The gradebook as CSV text: one row per submission (and per roster student without one),
     a plain header row and bare numbers, so that an LMS imports it as is. With a roster, rows come
-    in its order, then the results it does not list. The notes are each submission's own
-    (_notes); what every row shares is in summary.md."""
+    in its order (match_roster), then the results it does not list. The notes are each
+    submission's own (_notes, collisions); what every row shares is in summary.md."""
     head = ["folder", "student_id", "name", "email", "points", "max_points", "percent", "bonus_points"]
     for lab in labs:
         head += [f"{lab}_points", f"{lab}_max"]
     rows = [head + ["notes"]]
-    shared = _shared(results)
-    by_key = {r["name"].casefold(): r for r in results}
+    shared, clashes = _shared(results), collisions(results)
+    notes_of = lambda r: _notes(r, shared) + ([_one_line(clashes[r["name"]])] if r["name"] in clashes else [])
+    matched, why, rest = match_roster(roster, results)
     blank = [""] * (4 + 2 * len(labs))
     for key, who in (roster or {}).items():
-        result = by_key.pop(key.casefold(), None)
+        result = matched[key]
         person = [key, who.get("id", ""), who.get("name", ""), who.get("email", "")]
         if result is None:
-            rows.append(person + blank + ["no submission"])
+            rows.append(person + blank + ["no submission" + (f": {why[key]}" if key in why else "")])
         else:
-            rows.append(person + _score_cells(result, labs) + ["; ".join(_notes(result, shared))])
-    for result in sorted(by_key.values(), key=lambda r: r["name"]):
-        notes = _notes(result, shared) + (["not in roster"] if roster else [])
+            rows.append(person + _score_cells(result, labs) + ["; ".join(notes_of(result))])
+    for result in rest:
+        notes = notes_of(result) + (["not in roster"] if roster else [])
         rows.append([result["name"], "", "", ""] + _score_cells(result, labs) + ["; ".join(notes)])
     return reports.csv_text(rows)
 
@@ -812,9 +861,8 @@ def cmd_gradebook(args):
                 [[r["name"], _num(_f(r.get("points"))), _num(_f(r.get("max_points"))), _percent(r),
                   "; ".join(_notes(r, shared))[:60]] for r in results])
     if roster is not None:
-        names = {r["name"].casefold() for r in results}
-        missing = [k for k in roster if k.casefold() not in names]
-        extra = [r["name"] for r in results if r["name"].casefold() not in {k.casefold() for k in roster}]
+        matched, _, extra = match_roster(roster, results)
+        missing = [k for k, r in matched.items() if r is None]
         say(f"roster: {len(roster)} students, {len(missing)} without a submission, "
             f"{len(extra)} result{'s' if len(extra) != 1 else ''} not in the roster")
     say(f"wrote {rel(out / 'gradebook.csv')}, {rel(out / 'junit.xml')}, {rel(out / 'gradescope')}/<name>/results.json "

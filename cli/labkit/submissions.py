@@ -11,6 +11,7 @@ are staged as <staged>/<lab>/<file> for a build with -Dsubmission=<staged>, in a
 outside the kit (batch.work_dir_of)."""
 
 import errno
+import hashlib
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .util import ROOT, LabkitError
+from .util import ROOT, LabkitError, printable
 
 # Python 3.12 warns about tar extraction without a filter, and 3.14 changes the default: ask for
 # the "data" filter (no links out, no devices, sane modes) wherever it exists (3.11.4 and later).
@@ -29,6 +30,7 @@ TAR_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 MAX_FILE_BYTES = 1 << 20  # one student file: the largest solution file is a few KiB
 MAX_ARCHIVE_BYTES = 64 << 20  # an archive's members together, unpacked (what is read to list it)
 MAX_ENTRIES = 10_000  # archive members, or files and folders of a folder, looked at
+MAX_DEPTH = 64  # folders within folders looked into: a student's tree is a few deep, an attack 1,000
 MAX_NOTES = 5  # notes on refused archive members that are no student file, before "and N more"
 # A name that differs from a student file's only in case or in one of these extensions is a
 # near miss (cpu_openMP.cpp, cpu_openmp.cc): noted, never taken.
@@ -96,38 +98,98 @@ def read_regular(root, parts):
     return data
 
 
+def odd_name(name):
+    """Whether a name is not valid UTF-8 (os.fsdecode and tarfile keep such bytes as surrogates)."""
+    try:
+        name.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def note_odd_names(notes, odd):
+    """One note per name that is not valid UTF-8 (a few, then how many more): they are read all
+    the same, and shown with their bytes as \\xNN."""
+    notes += [f"{shown(parts)}: its name is not valid UTF-8" for parts in odd[:MAX_NOTES]]
+    if len(odd) > MAX_NOTES:
+        notes.append(f"... and {len(odd) - MAX_NOTES} more names that are not valid UTF-8")
+
+
+def walk(root, notes):
+    """(parts, os.DirEntry) of every file, folder and link under the folder root, without
+    following a link, from a stack rather than recursion; at most MAX_ENTRIES entries and
+    MAX_DEPTH folders deep, each limit and each folder that cannot be listed noted. Names are
+    str as os.fsdecode makes them (a name that is not UTF-8 keeps its bytes as surrogates, and is
+    noted): os.fsencode gives every name back exactly."""
+    seen, todo, odd, deep = 0, [()], [], 0
+    while todo:
+        where = todo.pop()
+        try:
+            with os.scandir(os.path.join(root, *where)) as it:
+                listing = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            notes.append(f"{shown(where) or '.'}: cannot be listed ({e.strerror})")
+            continue
+        for e in listing:
+            seen += 1
+            if seen > MAX_ENTRIES:
+                notes.append(f"more than {MAX_ENTRIES} files and folders: the rest was not looked at")
+                note_odd_names(notes, odd)
+                return
+            parts = where + (e.name,)
+            if odd_name(e.name):
+                odd.append(parts)
+            if e.is_dir(follow_symlinks=False):
+                if len(parts) < MAX_DEPTH:
+                    todo.append(parts)
+                else:
+                    deep += 1
+            yield parts, e
+    if deep:
+        notes.append(f"folders more than {MAX_DEPTH} deep: what is in them was not looked at")
+    note_odd_names(notes, odd)
+
+
 def folder_entries(root, names, notes, near):
     """The entries of the folder root named like a student file (a name of names), found
     without following links; a link to a folder is noted, never entered. The paths (parts) of
     near misses are added to near."""
-    found, seen, todo = [], 0, [()]
-    while todo:
-        where = todo.pop()
-        try:
-            listing = list(os.scandir(os.path.join(root, *where)))
-        except OSError as e:
-            notes.append(f"{'/'.join(where) or '.'}: cannot be listed ({e.strerror})")
+    found = []
+    for parts, e in walk(root, notes):
+        name = e.name
+        if e.is_symlink():
+            if name in names:
+                found.append(Entry(parts, refused("a symbolic link")))
+            elif os.path.isdir(e.path):
+                notes.append(f"{shown(parts)}: a link to a folder, not followed")
+        elif e.is_dir(follow_symlinks=False):
             continue
-        for e in sorted(listing, key=lambda e: e.name):
-            seen += 1
-            if seen > MAX_ENTRIES:
-                notes.append(f"more than {MAX_ENTRIES} files and folders: the rest was not looked at")
-                return found
-            parts = where + (e.name,)
-            if e.is_symlink():
-                if e.name in names:
-                    found.append(Entry(parts, refused("a symbolic link")))
-                elif os.path.isdir(e.path):
-                    notes.append(f"{'/'.join(parts)}: a link to a folder, not followed")
-            elif e.is_dir(follow_symlinks=False):
-                todo.append(parts)
-            elif e.name in names:
-                found.append(Entry(parts, lambda parts=parts: read_regular(root, parts))
-                             if e.is_file(follow_symlinks=False)
-                             else Entry(parts, refused("not a regular file but a device, fifo or socket")))
-            elif near_miss(e.name, names):
-                near.append(parts)
+        elif name in names:
+            found.append(Entry(parts, lambda parts=parts: read_regular(root, parts))
+                         if e.is_file(follow_symlinks=False)
+                         else Entry(parts, refused("not a regular file but a device, fifo or socket")))
+        elif near_miss(name, names):
+            near.append(parts)
     return found
+
+
+def source_key(path):
+    """What identifies a submission's content cheaply, for resuming: of a folder, every entry's
+    path (its bytes), size and modification time, as walk() finds them (links never followed);
+    of an archive, its size and modification time."""
+    h = hashlib.sha256()
+    path = Path(path)
+    if path.is_dir():
+        for parts, e in walk(path, []):
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            h.update(os.fsencode("/".join(parts)) + f"\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    else:
+        st = path.stat()
+        h.update(f"{st.st_size}\0{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:24]
 
 
 # ---- archives -----------------------------------------------------------------------------------
@@ -149,7 +211,7 @@ class ArchiveReader:
 
     def __init__(self, names, notes, near):
         self.names, self.notes, self.near = names, notes, near
-        self.found, self.total, self.count, self.left_out = {}, 0, 0, 0
+        self.found, self.total, self.count, self.left_out, self.odd = {}, 0, 0, 0, []
 
     def refuse(self, name, why, parts=None):
         """A refused member: a student file's note comes from stage(), any other's from here."""
@@ -157,7 +219,7 @@ class ArchiveReader:
             self.found[parts] = Entry(parts, refused(why))
             return
         if self.left_out < MAX_NOTES:
-            self.notes.append(f"archive member {name!r} refused: {why}")
+            self.notes.append(f"archive member {printable(repr(name))} refused: {why}")
         self.left_out += 1
 
     def add(self, name, kind, size, read):
@@ -173,6 +235,8 @@ class ArchiveReader:
         except Refused as e:
             self.refuse(name, str(e))
             return True
+        if any(map(odd_name, parts)):
+            self.odd.append(parts)
         if kind == "link":
             self.refuse(name, "a link", parts)
         elif kind == "special":
@@ -198,9 +262,10 @@ class ArchiveReader:
             return Entry(parts, refused(size_problem(size))), 0
         try:
             data = read()
-        except (OSError, RuntimeError, ValueError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
-            # RuntimeError: an encrypted zip member; the others: a broken compressed stream.
-            return Entry(parts, refused(f"cannot be read: {str(e)[:80] or e.__class__.__name__}")), 0
+        except Exception as e:  # noqa: BLE001 - whatever a broken member raises is its own problem:
+            # an encrypted zip member (RuntimeError), a corrupt deflate stream (zlib.error), a
+            # truncated one (EOFError), an unknown compression (NotImplementedError), ...
+            return Entry(parts, refused(f"cannot be read: {broken(e)}")), 0
         if len(data) > MAX_FILE_BYTES:
             return Entry(parts, refused(size_problem(len(data)))), len(data)
         return Entry(parts, lambda: data), len(data)
@@ -208,7 +273,14 @@ class ArchiveReader:
     def entries(self):
         if self.left_out > MAX_NOTES:
             self.notes.append(f"... and {self.left_out - MAX_NOTES} more archive members refused")
+        note_odd_names(self.notes, self.odd)
         return list(self.found.values())
+
+
+def broken(e):
+    """What a broken archive or member raised, in a few words."""
+    text = str(e).splitlines()[0].rstrip(":") if str(e).strip() else ""
+    return printable(f"{e.__class__.__name__}: {text}"[:100] if text else e.__class__.__name__)
 
 
 def first_bytes(stream):
@@ -253,9 +325,10 @@ def archive_entries(path, names, notes, near):
                     read = lambda m=m: first_bytes(t.extractfile(m))
                     if not reader.add(m.name, tar_kind(m), m.size, read):
                         break
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
-        first = str(e).splitlines()[0].rstrip(":") if str(e) else e.__class__.__name__
-        notes.append(f"not a readable .zip or .tar(.gz) archive ({first}): nothing more taken from it")
+    except Exception as e:  # noqa: BLE001 - not an archive, or a broken one (a stream that breaks
+        # after good members: zlib.error, EOFError, ...): what was read before it is kept
+        notes.append(f"not a readable .zip or .tar(.gz) archive, or a broken one ({broken(e)}): "
+                     "nothing more taken from it")
     return reader.entries()
 
 
@@ -270,7 +343,7 @@ def submission_entries(src, names, notes, near):
 
 
 def shown(parts):
-    return "/".join(parts)
+    return printable("/".join(parts))
 
 
 def wrapper(paths, labs):
@@ -363,18 +436,56 @@ class Matcher:
             self.notes.append(f"... and {len(warnings) - MAX_NOTES} more files {NOT_USED}")
 
 
-def submission_name(path, taken):
-    """A folder name for the submission at path, unique among taken (which it joins)."""
-    name = path.name
-    for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
-        if name.endswith(ext):
-            name = name[:-len(ext)]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
-    base, i = name, 2
-    while name in taken:
-        name, i = f"{base}-{i}", i + 1
-    taken.add(name)
-    return name
+ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")  # what a class folder's files are taken as
+NAME_MARK = "~"  # between a cleaned name and its hash: no clean name holds it, so none can be taken
+
+
+def handed_in(path):
+    """A submission's name as handed in: its folder's, or its archive's without the extension (str
+    as os.fsdecode makes it: bytes that are not UTF-8 kept as surrogates)."""
+    name = Path(path).name
+    return next((name[:-len(ext)] for ext in ARCHIVES if name.endswith(ext) and len(name) > len(ext)), name)
+
+
+def cleaned(name):
+    """name with what is not safe in a file name, a CSV cell or a shell word made '_'."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
+
+
+def same_name(name):
+    """What two names handed in share when they collide: one name once cleaned and case-folded
+    (bob and Bob, _alice and alice, alice/ and alice.zip)."""
+    return cleaned(name).casefold()
+
+
+def _hashed(base, what):
+    return f"{base}{NAME_MARK}{hashlib.sha256(os.fsencode(what)).hexdigest()[:8]}"
+
+
+def submission_names(paths):
+    """The name each submission is graded and filed under (its result, feedback and row), in the
+    order of paths. A name comes from the submission's own folder or archive, never from the
+    order of the others: the cleaned name it was handed in under, when exactly one submission
+    was handed in under that very name (alice/ is alice); else, for every other submission whose
+    cleaned name it shares, that name, NAME_MARK and a hash of its own file name (_alice/ beside
+    alice/, or alice.zip beside alice/, is alice~1f3a9c0e): two submissions never share a name,
+    and none takes a classmate's. Paths named twice (--single a/x b/x) are told apart by the hash
+    of their whole path."""
+    groups = {}
+    for p in paths:
+        groups.setdefault(cleaned(handed_in(p)), []).append(p)
+    names = {}
+    for base, members in groups.items():
+        own = [p for p in members if handed_in(p) == base]
+        for p in members:
+            names[p] = base if len(members) == 1 or (len(own) == 1 and p == own[0]) else _hashed(base, Path(p).name)
+    counts = {}
+    for n in names.values():
+        counts[n] = counts.get(n, 0) + 1
+    for p, n in names.items():
+        if counts[n] > 1:
+            names[p] = _hashed(cleaned(handed_in(p)), os.path.abspath(p))
+    return [names[p] for p in paths]
 
 
 NOTHING_HANDED_IN = "none of this lab's files was handed in"

@@ -22,8 +22,19 @@ class UsageError(LabkitError):
     """A wrong option, found before any work was done: one line, exit status 2."""
 
 
+def printable(text):
+    """text with what a file name may hold that no UTF-8 output can (the bytes of a name that is
+    not UTF-8, which os.fsdecode keeps as surrogates) shown as \\xNN: a submission's file and
+    folder names pass through here before they reach a note, a log or the terminal."""
+    text = str(text)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name makes (from a JSON file's \\ud800)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def say(*parts):
-    print(*parts, flush=True)
+    print(*(printable(p) for p in parts), flush=True)
 
 
 def rel(path):
