@@ -20,6 +20,16 @@ The class (correctness only, small sizes, the CPU variants checked; the GPU ones
             (tests/corpus/holds_every_process_slot), graded beside its classmates (--jobs 2):
             each sandbox has its own limits, so it scores, and so do they
 
+Then a class that once stopped the run, or took classmates' rows, graded with a roster in the same
+work folder: two honest students (alice: the reference's files; Bob: its cpu_openmp.cpp) beside
+_alice/ and bob/ (nothing handed in: their names collide with alice's once cleaned and Bob's once
+case-folded), a zip whose member has a corrupt deflate stream, a .tar.gz whose stream breaks after a
+good member, a folder named with bytes that are not UTF-8 holding one more such name, a file at the
+top of 1,100 nested folders, and a cpu_openmp.cpp that makes the compiler print about 290 MB. The
+run finishes; each honest row holds its student's own points, with the roster and without; each
+hostile one has its note; labkit's own memory stays small and the class folder under 50 MB; a
+rerun changes nothing.
+
     grade_all_selftest.py --build-dir BUILD --sanitize
 
 On a GPU: --sanitize racecheck over Lab 2's reference and a Kogge-Stone scan that lost a barrier
@@ -36,7 +46,11 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+
+import attacks  # noqa: E402
 from checks import expect  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent
@@ -44,13 +58,32 @@ LAB = "integral_image"
 ARGS = ["--no-perf", "--sizes", "1x1,7x5,31x33,255x257,3000x3000", "--timeout", "20", "--jobs", "2"]
 
 
-def grade_all(build, subs, out, work, *extra, lab=LAB):
-    """subs: the folder of submissions, or None (extra names them with --single)."""
+def grade_all(build, subs, out, work, *extra, lab=LAB, peak=None):
+    """subs: the folder of submissions, or None (extra names them with --single). peak: a list
+    that gets labkit's own peak memory in MiB (VmHWM of its process, read every 0.2 s)."""
     cmd = [str(KIT / "labkit"), "grade-all", *([str(subs)] if subs else []), lab, "--build-dir", str(build), "--out", str(out),
            "--work-dir", str(work), *ARGS, *extra]
-    proc = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=1200)
-    text = proc.stdout + proc.stderr
-    expect("Traceback" not in text, "grade-all ends without a traceback")
+    proc = subprocess.Popen(cmd, cwd=KIT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
+    output = []
+    reader = threading.Thread(target=lambda: output.append(proc.stdout.read()))
+    reader.start()
+    high, started = 0, time.monotonic()
+    while proc.poll() is None and time.monotonic() - started < 1200:
+        try:  # ./labkit execs python: the same process
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+            high = max(high, int(status.split("VmHWM:")[1].split()[0]) // 1024)
+        except (OSError, IndexError, ValueError):
+            pass
+        time.sleep(0.2)
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    reader.join()
+    if peak is not None:
+        peak.append(high)
+    text = output[0]
+    expect("Traceback" not in text and "internal error" not in text, "grade-all ends without a traceback")
     return proc.returncode, text
 
 
@@ -69,6 +102,94 @@ def make_class(subs):
         f.write("\nthis line is not C++;\n")
     with open(subs / "no_link" / "cpu_openmp.cpp", "a") as f:
         f.write("\nint main() { return 0; }\n")
+
+
+def make_hostile_class(subs):
+    """The class of the module's docstring; returns the text of broken.tar.gz's good member."""
+    solution = KIT / "solutions" / LAB
+    shutil.copytree(solution, subs / "alice")
+    (subs / "Bob" / LAB).mkdir(parents=True)
+    shutil.copy(solution / "cpu_openmp.cpp", subs / "Bob" / LAB)
+    for name in ("_alice", "bob"):
+        (subs / name).mkdir()
+        (subs / name / "README.txt").write_text("nothing here\n")
+    attacks.corrupt_zip(subs / "corrupt.zip", {f"{LAB}/cpu_openmp.cpp": (solution / "cpu_openmp.cpp").read_text()})
+    first = attacks.broken_tar(subs / "broken.tar.gz", f"{LAB}/cpu_openmp.cpp", f"{LAB}/01_naive.cu")
+    odd = subs / attacks.odd_name("olga-")
+    (odd / LAB).mkdir(parents=True)
+    shutil.copy(solution / "cpu_openmp.cpp", odd / LAB)
+    (odd / attacks.odd_name("notes-")).write_text("a name that is not UTF-8\n")
+    attacks.deep_folders(subs / "deep")
+    (subs / "deep" / LAB).mkdir()
+    (subs / "deep" / LAB / "cpu_openmp.cpp").write_text("// deep's own\n")
+    (subs / "flood" / LAB).mkdir(parents=True)
+    (subs / "flood" / LAB / "cpu_openmp.cpp").write_text(attacks.compiler_flood())
+    return first
+
+
+def folder_bytes(folder):
+    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def hostile_class(build, tmp, work):
+    """The hostile class of the module's docstring, graded with a roster, then a rerun."""
+    subs, out = tmp / "hostile", tmp / "hostile-class"
+    subs.mkdir()
+    make_hostile_class(subs)
+    roster = tmp / "roster.csv"
+    roster.write_text("login,student id,name\nalice,1001,Alice A.\nBob,1002,Bob B.\n")
+    peak = []
+    started = time.monotonic()
+    rc, text = grade_all(build, subs, out, work, "--roster", str(roster), peak=peak)
+    took = time.monotonic() - started
+    print(text[-4000:])
+    results = {r["folder"]: r for r in (json.loads(p.read_text()) for p in (out / "results").glob("*.json"))}
+    expect(len(results) == 9, f"the class run finishes, one result per submission: {sorted(results)}")
+    rows = list(csv.DictReader(open(out / "gradebook.csv")))
+    by_folder = {r["folder"]: r for r in rows}
+    alice, bob = results["alice"], results["Bob"]
+    expect(alice["name"] == "alice" and alice["points"] > 0 and bob["points"] > 0 and
+           group(bob, "OpenMP")["points"] == group(alice, "OpenMP")["points"],
+           f"the honest students score: alice {alice['points']}, Bob {bob['points']}")
+    for folder, sid, honest in (("alice", "1001", alice), ("Bob", "1002", bob)):
+        row = by_folder[folder]
+        expect(row["student_id"] == sid and row["points"] == f"{honest['points']:g}",
+               f"with the roster, {folder}'s row ({sid}) holds {folder}'s own {honest['points']:g} points: {row}")
+    twins = {r["name"]: r for r in rows if r["folder"] not in ("alice", "Bob")}
+    for name in (results["_alice"]["name"], "bob"):
+        expect(name in twins and twins[name]["points"] == "0" and "once cleaned or case-folded" in twins[name]["notes"],
+               f"{name} has a row of its own, with its own 0 and the collision noted: {twins.get(name)}")
+    expect("once cleaned or case-folded" in by_folder["alice"]["notes"] + by_folder["Bob"]["notes"],
+           "and the collision is noted on the honest rows too")
+    notes = lambda folder: " ".join(next(r for f, r in results.items() if f.startswith(folder))["notes"])
+    expect("cannot be read" in notes("corrupt.zip"), f"the corrupt zip member is noted: {notes('corrupt.zip')}")
+    expect("broken" in notes("broken.tar.gz") or "cannot be read" in notes("broken.tar.gz"),
+           f"the broken .tar.gz stream is noted: {notes('broken.tar.gz')}")
+    expect(group(results["broken.tar.gz"], "OpenMP")["points"] > 0, "its good first member is graded")
+    olga = next(r for f, r in results.items() if f.startswith("olga-"))
+    expect("not valid UTF-8" in " ".join(olga["notes"]) and olga["folder"] == "olga-\\xff\\xfe" and olga["points"] > 0,
+           f"a folder named with bytes that are not UTF-8 is graded, its names noted: {olga['folder']}")
+    expect("deep" in notes("deep") and results["deep"]["labs"][LAB]["state"] in ("graded", "build-error"),
+           f"1,100 nested folders are graded, the depth noted: {notes('deep')}")
+    flood = results["flood"]["labs"][LAB]
+    log = out / "submissions" / "flood" / f"{LAB}-build.log"
+    expect("cpu_openmp.cpp" in flood["detail"] and "bytes of output cut here" in log.read_text(errors="replace"),
+           f"the compiler flood is a build error of cpu_openmp.cpp, its log cut: {flood['detail'][:200]}")
+    size = folder_bytes(out)
+    expect(peak[0] < 256 and size < 50 << 20, f"labkit's own peak memory {peak[0]} MiB (under 256), the class folder "
+                                               f"{size / 2**20:.1f} MiB (under 50), in {took:.0f} s")
+    gradebook = (out / "gradebook.csv").read_text()
+    before = {p.name: p.read_text() for p in (out / "results").glob("*.json")}
+    rc, text = grade_all(build, subs, out, work, "--roster", str(roster))
+    expect("9 already graded" in text and (out / "gradebook.csv").read_text() == gradebook and
+           {p.name: p.read_text() for p in (out / "results").glob("*.json")} == before,
+           "a rerun resumes: nothing is graded again, nothing changes")
+    again = subprocess.run([str(KIT / "labkit"), "gradebook", "--out", str(out)], cwd=KIT, capture_output=True, text=True)
+    rows = {r["folder"]: r for r in csv.DictReader(open(out / "gradebook.csv"))}
+    expect(again.returncode == 0 and rows["alice"]["points"] == f"{alice['points']:g}" and
+           rows["Bob"]["points"] == f"{bob['points']:g}" and len(rows) == 9,
+           "without a roster too, alice's and Bob's rows hold their own points")
+    subprocess.run(["rm", "-rf", str(subs)], check=True)  # shutil.rmtree fails on the deep folders
 
 
 def check_class_files(out, result):
@@ -279,6 +400,7 @@ def main():
         expect(len(rows) == 7, "the gradebook is the whole class's again")
         rc, text = grade_all(build, subs, out, work, "--force")
         expect("already graded" not in text and text.count("] ") >= len(results) - 1, "--force regrades every submission")
+        hostile_class(build, tmp, work)
     print("all ok")
     return 0
 

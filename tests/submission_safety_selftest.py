@@ -22,7 +22,6 @@ import io
 import json
 import math
 import os
-import random
 import shutil
 import socket
 import stat
@@ -43,6 +42,7 @@ from labkit.build import NINJA_SECTIONS  # noqa: E402
 from labkit.proc import KEEP_BYTES  # noqa: E402
 from labkit.submissions import MAX_DEPTH, MAX_FILE_BYTES, source_key, stage, submission_names  # noqa: E402
 from labkit.util import ROOT, UsageError, default_work_dir, inside, write_atomic  # noqa: E402
+import attacks  # noqa: E402
 from checks import expect  # noqa: E402
 
 LAB = "integral_image"
@@ -378,36 +378,9 @@ def test_compile_sandbox(tmp):
 
 # ---- nothing a submission holds stops the class run ---------------------------------------------
 
-def corrupt_zip(path, members):
-    """A zip of members ({name: text}, deflated) whose first member's deflate stream starts with
-    a block of the reserved type: zlib.error when it is read, past the archive's own checks."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in members.items():
-            z.writestr(name, text)
-    data = bytearray(path.read_bytes())
-    name_len, extra_len = (int.from_bytes(data[at:at + 2], "little") for at in (26, 28))
-    data[30 + name_len + extra_len] = 0xFF  # BTYPE 11: "invalid block type"
-    path.write_bytes(data)
-
-
-def broken_tar(path):
-    """A .tar.gz whose first member (cpu_openmp.cpp) is whole, then a stream broken in a way that
-    Python's zlib reports as zlib.error (a 4 KiB run of 0x55 at 70% of the file, in the second
-    member). Returns the first member's text."""
-    rnd = random.Random(1)
-    first, second = ("".join(f"int v{rnd.randrange(10**6)} = {rnd.randrange(10**6)};\n" for _ in range(n))
-                     for n in (3000, 20000))
-    tar_with(path, [(f"{LAB}/cpu_openmp.cpp", "file", first.encode()), (f"{LAB}/01_naive.cu", "file", second.encode())])
-    data = bytearray(path.read_bytes())
-    at = int(len(data) * 0.7)
-    data[at:at + 4096] = b"\x55" * 4096
-    path.write_bytes(data)
-    return first
-
-
 def test_broken_archives(tmp):
     zipped = Path(tmp) / "zed.zip"
-    corrupt_zip(zipped, {f"{LAB}/cpu_openmp.cpp": WORK * 200, f"{LAB}/02_kogge_stone.cu": WORK})
+    attacks.corrupt_zip(zipped, {f"{LAB}/cpu_openmp.cpp": WORK * 200, f"{LAB}/02_kogge_stone.cu": WORK})
     notes, got = staged_from(zipped, tmp, "zed")
     expect(refused(notes, "cpu_openmp.cpp", "cannot be read") and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
            f"a zip member with a corrupt deflate stream is refused with a note, starter used: {notes}")
@@ -415,7 +388,7 @@ def test_broken_archives(tmp):
     expect(source_key(zipped), "and the archive has a key")
 
     tarred = Path(tmp) / "tom.tar.gz"
-    first = broken_tar(tarred)
+    first = attacks.broken_tar(tarred, f"{LAB}/cpu_openmp.cpp", f"{LAB}/01_naive.cu")
     notes, got = staged_from(tarred, tmp, "tom")
     expect(got["cpu_openmp.cpp"] == first, f"a .tar.gz broken after its first member: that member is taken: {notes}")
     expect(any("broken" in n or "cannot be read" in n for n in notes), f"and the break is noted: {notes}")
@@ -425,20 +398,19 @@ def test_odd_names(tmp):
     sub = Path(tmp) / "oscar"
     (sub / LAB).mkdir(parents=True)
     (sub / LAB / "cpu_openmp.cpp").write_text(WORK)
-    odd = os.fsdecode(b"notes-\xff\xfe.txt")
-    (sub / odd).write_text("not UTF-8 in its name\n")
-    (sub / os.fsdecode(b"dir-\xff") / LAB).mkdir(parents=True)
-    (sub / os.fsdecode(b"dir-\xff") / LAB / "01_naive.cu").write_text(WORK)
+    (sub / attacks.odd_name("notes-")).write_text("not UTF-8 in its name\n")
+    (sub / attacks.odd_name("dir-") / LAB).mkdir(parents=True)
+    (sub / attacks.odd_name("dir-") / LAB / "01_naive.cu").write_text(WORK)
     key = source_key(sub)
     expect(len(key) == 24, "a folder holding names that are not UTF-8 has a key")
     notes, got = staged_from(sub, tmp, "oscar")
     expect(got["cpu_openmp.cpp"] == WORK and got["01_naive.cu"] == WORK, f"its files are taken all the same: {notes}")
     shown = [n for n in notes if "not valid UTF-8" in n]
-    expect(any("notes-\\xff\\xfe.txt" in n for n in shown), f"a name that is not UTF-8 is noted, its bytes as \\xNN: {notes}")
+    expect(any("notes-\\xff\\xfe" in n for n in shown), f"a name that is not UTF-8 is noted, its bytes as \\xNN: {notes}")
     expect(all(n.encode("utf-8") for n in notes), "every note is UTF-8 text, ready for the class files")
 
     archive = Path(tmp) / "olga.tar.gz"
-    tar_with(archive, [(os.fsdecode(b"olga-\xff/") + f"{LAB}/cpu_openmp.cpp", "file", WORK.encode())])
+    tar_with(archive, [(attacks.odd_name("olga-") + f"/{LAB}/cpu_openmp.cpp", "file", WORK.encode())])
     notes, got = staged_from(archive, tmp, "olga")
     expect(got["cpu_openmp.cpp"] == WORK and any("not valid UTF-8" in n for n in notes) and
            all(n.encode("utf-8") for n in notes), f"in an archive too: {notes}")
@@ -446,14 +418,7 @@ def test_odd_names(tmp):
 
 def test_deep_nesting(tmp):
     sub = Path(tmp) / "deep"
-    fd = os.open(tmp, os.O_RDONLY)
-    os.mkdir("deep", dir_fd=fd)
-    for _ in range(1100):  # one folder in the next, made through fds: no path is ever that long
-        os.mkdir("d", dir_fd=fd)
-        inner = os.open("d" if _ else "deep", os.O_RDONLY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    os.close(fd)
+    attacks.deep_folders(sub)
     (sub / LAB).mkdir()
     (sub / LAB / "cpu_openmp.cpp").write_text(WORK)
     expect(len(source_key(sub)) == 24, "1,100 nested folders have a key (no recursion)")
