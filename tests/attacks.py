@@ -4,9 +4,9 @@ file that makes the compiler print hundreds of megabytes). The staging test
 (submission_safety_selftest.py) and the class test (grade_all_selftest.py) both use them."""
 import io
 import os
-import random
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path
 
 ODD_BYTES = b"\xff\xfe"  # no UTF-8 text holds them
@@ -25,23 +25,20 @@ def corrupt_zip(path, members):
     Path(path).write_bytes(data)
 
 
-def broken_tar(path, first_name, second_name):
-    """A .tar.gz whose first member (first_name) is whole, then a stream broken in a way that
-    Python's zlib reports as zlib.error (a 4 KiB run of 0x55 at 70% of the file, inside the
-    second member). Returns the first member's text."""
-    rnd = random.Random(1)
-    first, second = ("".join(f"int v{rnd.randrange(10**6)} = {rnd.randrange(10**6)};\n" for _ in range(n))
-                     for n in (3000, 20000))
-    with tarfile.open(path, "w:gz") as t:
-        for name, text in ((first_name, first), (second_name, second)):
+def broken_tar(path, first_name, first_text):
+    """A .tar.gz whose stream breaks after two whole members: first_name (first_text), then 64 KiB
+    of filler (enough that reading ahead never reaches the break while the first is read), then
+    a deflate block of the reserved type: zlib.error when the third header is read."""
+    members = io.BytesIO()
+    with tarfile.open(fileobj=members, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for name, data in ((first_name, first_text.encode()), ("filler.txt", b"filler line\n" * ((64 << 10) // 12))):
             info = tarfile.TarInfo(name)
-            info.size = len(text.encode())
-            t.addfile(info, io.BytesIO(text.encode()))
-    data = bytearray(Path(path).read_bytes())
-    at = int(len(data) * 0.7)
-    data[at:at + 4096] = b"\x55" * 4096
-    Path(path).write_bytes(data)
-    return first
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    whole = members.getvalue().rstrip(b"\0")  # no end-of-archive blocks: the stream goes on
+    whole += b"\0" * (-len(whole) % tarfile.BLOCKSIZE)
+    gz = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip header and trailer
+    Path(path).write_bytes(gz.compress(whole) + gz.flush(zlib.Z_FULL_FLUSH) + b"\xff" * 64)
 
 
 def odd_name(text):

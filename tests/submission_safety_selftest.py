@@ -388,10 +388,16 @@ def test_broken_archives(tmp):
     expect(source_key(zipped), "and the archive has a key")
 
     tarred = Path(tmp) / "tom.tar.gz"
-    first = attacks.broken_tar(tarred, f"{LAB}/cpu_openmp.cpp", f"{LAB}/01_naive.cu")
+    attacks.broken_tar(tarred, f"{LAB}/cpu_openmp.cpp", WORK)
     notes, got = staged_from(tarred, tmp, "tom")
-    expect(got["cpu_openmp.cpp"] == first, f"a .tar.gz broken after its first member: that member is taken: {notes}")
-    expect(any("broken" in n or "cannot be read" in n for n in notes), f"and the break is noted: {notes}")
+    expect(got["cpu_openmp.cpp"] == WORK, f"a .tar.gz broken after its first member: that member is taken: {notes}")
+    expect(any("the archive breaks after 2 members" in n for n in notes), f"and the break is noted: {notes}")
+
+    fifo = Path(tmp) / "fifo.zip"
+    os.mkfifo(fifo)
+    notes, got = staged_from(fifo, tmp, "fifo")
+    expect(any("neither a folder nor a regular file" in n for n in notes) and got["cpu_openmp.cpp"] == starter("cpu_openmp.cpp"),
+           f"a fifo named like an archive is a note, never a read that blocks: {notes}")
 
 
 def test_odd_names(tmp):

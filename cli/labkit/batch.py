@@ -56,8 +56,8 @@ from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
 from .submissions import (ARCHIVES, NOT_USED, NOTHING_HANDED_IN, source_key, stage, submission_names,
                           write_if_changed)
-from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, first_errors, inside, kit_path,
-                   print_table, printable, rel, say, write_atomic)
+from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, error_kind, first_errors, inside,
+                   kit_path, print_table, printable, rel, say, write_atomic)
 from .verdicts import BUILD_ERROR, ERROR, TODO
 
 SCHEMA = "labkit-result/1"
@@ -119,7 +119,7 @@ def find_submissions(args):
         if not root.is_dir():
             raise UsageError(f"{args.submissions}: not a folder of submissions")
         paths = sorted(p for p in root.iterdir() if not p.name.startswith(".") and not p.is_symlink()
-                       and (p.is_dir() or p.name.endswith(ARCHIVES)))
+                       and (p.is_dir() or (p.is_file() and p.name.endswith(ARCHIVES))))
         if not paths:
             raise UsageError(f"{args.submissions}: no submission in it (folders, .zip, .tar.gz)")
     return list(zip(submission_names([p.resolve() for p in paths]), paths))
@@ -182,7 +182,7 @@ LABKIT_ERROR_LOG = "labkit-error.log"  # in a submission's folder of the class: 
 def labkit_failure(doing, e):
     """(one line, the whole traceback) of an exception labkit met while doing something to one
     submission: that submission's ERROR, never the class run's end."""
-    short = printable(f"labkit failed while {doing} this submission ({e.__class__.__name__}: "
+    short = printable(f"labkit failed on this submission while {doing} ({error_kind(e)}: "
                       f"{str(e).splitlines()[0][:160] if str(e).strip() else 'no message'}); "
                       f"{LABKIT_ERROR_LOG} in its class folder has the details")
     return short, printable("".join(traceback.format_exception(e))[-(64 << 10):])
@@ -506,7 +506,7 @@ class Pipeline:
         except Exception as e:  # noqa: BLE001 - see the docstring
             if self.stopping:
                 raise
-            built.failed = labkit_failure("staging or building", e)
+            built.failed = labkit_failure("staging or building it", e)
         finally:
             self.slots.put(slot)
         built.build_s = time.monotonic() - started

@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .util import ROOT, LabkitError, printable
+from .util import ROOT, LabkitError, error_kind, printable
 
 # Python 3.12 warns about tar extraction without a filter, and 3.14 changes the default: ask for
 # the "data" filter (no links out, no devices, sane modes) wherever it exists (3.11.4 and later).
@@ -280,7 +280,7 @@ class ArchiveReader:
 def broken(e):
     """What a broken archive or member raised, in a few words."""
     text = str(e).splitlines()[0].rstrip(":") if str(e).strip() else ""
-    return printable(f"{e.__class__.__name__}: {text}"[:100] if text else e.__class__.__name__)
+    return printable(f"{error_kind(e)}: {text}"[:100] if text else error_kind(e))
 
 
 def first_bytes(stream):
@@ -327,8 +327,9 @@ def archive_entries(path, names, notes, near):
                         break
     except Exception as e:  # noqa: BLE001 - not an archive, or a broken one (a stream that breaks
         # after good members: zlib.error, EOFError, ...): what was read before it is kept
-        notes.append(f"not a readable .zip or .tar(.gz) archive, or a broken one ({broken(e)}): "
-                     "nothing more taken from it")
+        notes.append(f"the archive breaks after {reader.count} member{'s' if reader.count != 1 else ''} "
+                     f"({broken(e)}): the rest of it was not read" if reader.count else
+                     f"not a readable .zip or .tar(.gz) archive ({broken(e)}): nothing taken from it")
     return reader.entries()
 
 
@@ -339,6 +340,9 @@ def submission_entries(src, names, notes, near):
     paths of near misses go to near."""
     if Path(src).is_dir():
         return folder_entries(src, names, notes, near)
+    if not Path(src).is_file():  # a fifo named .zip would block the read
+        notes.append("neither a folder nor a regular file: nothing taken from it")
+        return []
     return archive_entries(src, names, notes, near)
 
 

@@ -33,6 +33,12 @@ def printable(text):
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def error_kind(e):
+    """An exception's class as Python names it: ValueError, zlib.error, tarfile.ReadError."""
+    kind = e.__class__
+    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 def say(*parts):
     print(*(printable(p) for p in parts), flush=True)
 
