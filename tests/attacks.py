@@ -59,11 +59,12 @@ def deep_folders(top):
     os.close(fd)
 
 
-def compiler_flood(depth=150, warnings=16, width=60000):
+def compiler_flood(depth=150, warnings=16, width=60000, fanout=1):
     """A C++ file of under 1 MiB that makes GCC print about 290 MB (at the defaults) and then
-    fail: it includes itself `depth` times, and each level prints `warnings` #warning lines of
-    `width` characters, each with the whole include chain above it."""
-    lines = [f"#if __INCLUDE_LEVEL__ < {depth}", "#include __FILE__", "#endif"]
+    fail: it includes itself `fanout` times a level down to `depth` levels, and each inclusion
+    prints `warnings` #warning lines of `width` characters, each echoed with its source line
+    (fanout 2 and depth 12 make 8,191 inclusions: a gigabyte from a few KiB)."""
+    lines = [f"#if __INCLUDE_LEVEL__ < {depth}"] + ["#include __FILE__"] * fanout + ["#endif"]
     lines += [f"#warning {'x' * width}"] * warnings
     lines += ["#error the flood's last word"]
     return "\n".join(lines) + "\n"
