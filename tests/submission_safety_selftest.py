@@ -391,7 +391,10 @@ def test_broken_archives(tmp):
     attacks.broken_tar(tarred, f"{LAB}/cpu_openmp.cpp", WORK)
     notes, got = staged_from(tarred, tmp, "tom")
     expect(got["cpu_openmp.cpp"] == WORK, f"a .tar.gz broken after its first member: that member is taken: {notes}")
-    expect(any("the archive breaks after 2 members" in n for n in notes), f"and the break is noted: {notes}")
+    expect(any("the archive breaks after 2 members" in n and "new upload" in n for n in notes),
+           f"and the break is noted: {notes}")
+    expect(any(n.startswith(f"{LAB}: not handed in") and "the part of the submission that was not read" in n
+               for n in notes), f"the files not found may be in what was not read, and their note says so: {notes}")
 
     fifo = Path(tmp) / "fifo.zip"
     os.mkfifo(fifo)
@@ -475,17 +478,21 @@ def test_roster_collisions(tmp):
                f"alice's row holds alice's 10 ({'with' if with_roster else 'without'} a roster): {by['alice']}")
         expect(by["Bob"][0]["points"] == "10" and (not with_roster or by["Bob"][0]["student_id"] == "1002"),
                f"Bob's row holds Bob's 10: {by['Bob']}")
-        expect(len(by["bob"]) == 1 and by["bob"][0]["points"] == "0" and len(by["alice~1f3a9c0e"]) == 1,
-               "bob/ and _alice/ each have a row of their own, with their own points")
-        for folder in ("alice", "alice~1f3a9c0e", "Bob", "bob"):
-            expect("once cleaned or case-folded" in by[folder][0]["notes"], f"the collision is noted on {folder}'s row")
+        expect(len(by["bob"]) == 1 and by["bob"][0]["points"] == "0" and len(by["_alice"]) == 1
+               and by["_alice"][0]["points"] == "0", "bob/ and _alice/ each have a row of their own, with their own "
+               "points and the folder they were handed in as")
+        for folder in ("alice", "_alice", "Bob", "bob"):
+            expect(gradebook.COLLIDES in by[folder][0]["notes"], f"the collision is noted on {folder}'s row: "
+                                                                 f"{by[folder][0]['notes']}")
+        expect("graded apart, this one as alice~1f3a9c0e" in by["_alice"][0]["notes"],
+               "and the name _alice/ was graded as (its result and feedback files)")
         expect(len(rows) == (6 if with_roster else 5), f"one row per submission and roster student: {len(rows)}")
     rows = {r["folder"]: r for r in gradebook_rows(results, roster)}
     expect(rows["CAROL"]["points"] == "7", "a roster key matches a folder handed in under another case (carol.zip)")
     expect(rows["dan"]["notes"] == "no submission", "a roster student without a submission: no submission")
     both = [result("eve", "eve", 3), result("EVE", "EVE", 4)]
     rows = gradebook_rows(both, {"Eve": {}})
-    expect(rows[0]["notes"].startswith("no submission: several submissions") and len(rows) == 3,
+    expect(rows[0]["notes"].startswith(f"{gradebook.SEVERAL} ('EVE', 'eve')") and len(rows) == 3,
            f"two folders matching a roster key only without regard to case: it takes neither, both keep rows: {rows}")
 
 

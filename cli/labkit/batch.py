@@ -47,15 +47,15 @@ from . import grader_cli, reports, rubric
 from .build import (BUILD_TIMEOUT_S, NINJA_FAILED, NINJA_STATUS, NINJA_SUMMARY, BuildInfo, CompileBudget, build_dir_of,
                     configure, configured_with, is_configured, kit_inputs, make, ninja, open_build, student_objects,
                     submission_options, up_to_date)
-from .gradebook import (VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, read_roster, variant_rows,
-                        write_class_outputs)
+from .gradebook import (COLLIDES, VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, naming_notes,
+                        read_roster, staging_exceptions, variant_rows, write_class_outputs)
 from .grading import run_grader, validate_options
 from .proc import kill_all, tool_env
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
-from .submissions import (ARCHIVES, NOT_USED, NOTHING_HANDED_IN, source_key, stage, submission_names,
-                          write_if_changed)
+from .submissions import (ARCHIVES, NOTHING_HANDED_IN, shown_name, source_key, stage,
+                          submission_names, write_if_changed)
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, error_kind, first_errors, inside,
                    kit_path, print_table, printable, rel, say, write_atomic)
 from .verdicts import BUILD_ERROR, ERROR, TODO
@@ -652,11 +652,12 @@ class Pipeline:
                                      for lab, l in result["labs"].items())
                 say(f"[{done}/{len(todo)}] {result['name']}: {lab_text}  ({result['seconds']:.1f} s; "
                     f"elapsed {elapsed:.0f} s, about {left:.0f} s left)")
-                for note in result["notes"]:  # a misfiled hand-in is common: say it now, not only in the feedback
+                # A misfiled or damaged hand-in is common: say it now, not only in the class files.
+                for note in staging_exceptions(result):
                     if NOTHING_HANDED_IN in note:
                         say(f"    warning: {result['name']}: {note.split(':', 1)[0]}: {NOTHING_HANDED_IN} "
                             f"(look at {result['source']})")
-                    elif f" {NOT_USED}: " in note:
+                    else:
                         say(f"    warning: {result['name']}: {note}")
         except BaseException:
             # Interrupted (Ctrl-C, kill) or failed: nothing more starts, what runs is killed, and
@@ -723,7 +724,7 @@ def cmd_grade_all(args):
             key = f"unreadable: {e.strerror}"
         if not args.force and pipe.finished(name, key):
             continue
-        todo.append((name, path, key, printable(path.name)))
+        todo.append((name, path, key, shown_name(path.name)))
     if len(subs) > len(todo):
         say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
     pipe.grade_references()
@@ -741,6 +742,9 @@ def cmd_grade_all(args):
             print_submission(r)
     else:
         print_class(everything)
+    for name, notes in naming_notes(everything).items():
+        for note in (n for n in notes if COLLIDES in n):
+            say(f"note: {name}: {note}")
     say(f"class files: {rel(pipe.out / 'gradebook.csv')}, {rel(pipe.out / 'junit.xml')}, "
         f"{rel(pipe.out / 'summary.md')} (every submission per variant), "
         f"gradescope/ and feedback/ in {rel(pipe.out)} ({len(written)} files)")

@@ -295,7 +295,7 @@ def _shared(results):
     return set.intersection(*facts) if facts else set()
 
 
-def _staging_exceptions(result):
+def staging_exceptions(result):
     """The staging notes that are exceptions: files refused, misplaced or handed in twice, and a
     lab with nothing handed in; not the inventories (the paths used, the files not handed in:
     the optional ones are missing from most rows), which the feedback lists."""
@@ -311,11 +311,11 @@ def _staging_exceptions(result):
 
 def _notes(result, shared=frozenset()):
     """What a person should look at for this submission: files refused, misplaced or with
-    nothing handed in (_staging_exceptions), a lab that did not build (with the source files its
+    nothing handed in (staging_exceptions), a lab that did not build (with the source files its
     compiler message names) or whose grading stopped, a file that did not compile, flagged
     timings, sanitizer findings, and any class fact that is not in shared (a Slurm task on
     another node: another sandbox, a GPU)."""
-    notes = _staging_exceptions(result)
+    notes = staging_exceptions(result)
     for name, lab in result["labs"].items():
         state, detail = lab.get("state", "graded"), str(lab.get("detail") or "").strip()
         if state == BUILD_ERROR:
@@ -343,25 +343,42 @@ def _score_cells(result, labs):
     return cells
 
 
+def _folder(result):
+    """The folder or archive a result's submission was handed in as (its bytes that are not
+    UTF-8 shown as \\xNN); a result from before the kit kept it: its name."""
+    return str(result.get("folder") or result["name"])
+
+
 def _handed_in(result):
-    """The name a result's submission was handed in under (its folder's, its archive's without
-    the extension); a result from before the kit kept it: its name."""
-    return handed_in(str(result.get("folder") or result["name"]))
+    """The name a result's submission was handed in under: its folder's, its archive's without
+    the extension (what a roster names)."""
+    return handed_in(_folder(result))
 
 
-def collisions(results):
-    """{result name: note} for every submission handed in under a name that another's is too,
-    once cleaned and case-folded (bob/ and Bob/, _alice/ and alice/): each keeps its own row and
-    points, and both rows say so."""
+COLLIDES = "collides with"  # in the note on each of the submissions whose names collide
+
+
+def naming_notes(results):
+    """{result name: [note]}: where a submission is filed under a name other than the one it
+    was handed in under ("graded as ..."; its result and feedback files have that name), and, for
+    every submission whose name another's is too once cleaned and case-folded (bob/ and Bob/,
+    _alice/ and alice/), that it collides, with which, and under which name it was graded apart:
+    each keeps its own row and points."""
     groups = {}
     for r in results:
         groups.setdefault(same_name(_handed_in(r)), []).append(r)
     notes = {}
-    for members in (m for m in groups.values() if len(m) > 1):
+    for members in groups.values():
+        folders = [_folder(o) for o in members]
+        label = lambda o: repr(_folder(o) if folders.count(_folder(o)) == 1 else str(o.get("source") or o["name"]))
         for r in members:
-            others = ", ".join(repr(str(o.get("folder") or o["name"])) for o in members if o is not r)
-            notes[r["name"]] = (f"handed in as {str(r.get('folder') or r['name'])!r}, one name with {others} once "
-                                f"cleaned or case-folded: graded apart as {r['name']}, each on its own row")
+            if len(members) > 1:
+                others = [label(o) for o in members if o is not r]
+                listed = ", ".join(others[:-1]) + (" and " if len(others) > 1 else "") + others[-1]
+                notes[r["name"]] = [f"{label(r)} {COLLIDES} {listed} once names are cleaned and case is ignored: "
+                                    f"graded apart, this one as {r['name']}"]
+            elif r["name"] != _handed_in(r):
+                notes[r["name"]] = [f"graded as {r['name']} (its result and feedback files)"]
     return notes
 
 
@@ -386,34 +403,45 @@ def match_roster(roster, results):
         else:
             matched[key] = None
             if found:
-                why[key] = ("several submissions match it without regard to case ("
-                            + ", ".join(repr(str(r.get("folder") or r["name"])) for r in found) + "): see their rows")
+                why[key] = (f"{SEVERAL} (" + ", ".join(repr(_folder(r)) for r in found)
+                            + "): not graded on this row; choose one, and see their rows")
     return matched, why, [r for r in results if r["name"] not in taken]
+
+
+SEVERAL = "several submissions match this student"
+NO_SUBMISSION = "no submission"
+
+
+def row_notes(results):
+    """{result name: its gradebook notes}: its own (_notes), what every row shares left out, and
+    its naming notes."""
+    shared, naming = _shared(results), naming_notes(results)
+    return {r["name"]: _notes(r, shared) + [_one_line(n) for n in naming.get(r["name"], [])] for r in results}
 
 
 def gradebook_csv(results, roster, labs):
     """The gradebook as CSV text: one row per submission (and per roster student without one),
     a plain header row and bare numbers, so that an LMS imports it as is. With a roster, rows come
-    in its order (match_roster), then the results it does not list. The notes are each
-    submission's own (_notes, collisions); what every row shares is in summary.md."""
+    in its order (match_roster), its key in the folder column; then the results it does not list,
+    each with the folder or archive it was handed in as. The notes are row_notes'; what every row
+    shares is in summary.md."""
     head = ["folder", "student_id", "name", "email", "points", "max_points", "percent", "bonus_points"]
     for lab in labs:
         head += [f"{lab}_points", f"{lab}_max"]
     rows = [head + ["notes"]]
-    shared, clashes = _shared(results), collisions(results)
-    notes_of = lambda r: _notes(r, shared) + ([_one_line(clashes[r["name"]])] if r["name"] in clashes else [])
+    notes = row_notes(results)
     matched, why, rest = match_roster(roster, results)
     blank = [""] * (4 + 2 * len(labs))
     for key, who in (roster or {}).items():
         result = matched[key]
         person = [key, who.get("id", ""), who.get("name", ""), who.get("email", "")]
         if result is None:
-            rows.append(person + blank + ["no submission" + (f": {why[key]}" if key in why else "")])
+            rows.append(person + blank + [why.get(key, NO_SUBMISSION)])
         else:
-            rows.append(person + _score_cells(result, labs) + ["; ".join(notes_of(result))])
+            rows.append(person + _score_cells(result, labs) + ["; ".join(notes[result["name"]])])
     for result in rest:
-        notes = notes_of(result) + (["not in roster"] if roster else [])
-        rows.append([result["name"], "", "", ""] + _score_cells(result, labs) + ["; ".join(notes)])
+        rows.append([_folder(result), "", "", ""] + _score_cells(result, labs)
+                    + ["; ".join(notes[result["name"]] + (["not in roster"] if roster else []))])
     return reports.csv_text(rows)
 
 
@@ -856,10 +884,10 @@ def cmd_gradebook(args):
         raise LabkitError(f"no results in {rel(out / 'results')}: run ./labkit grade-all first")
     say(f"found {len(results)} result{'s' if len(results) != 1 else ''} in {rel(out / 'results')}")
     written = write_class_outputs(out, results, roster)
-    shared = _shared(results)
+    notes = row_notes(results)
     print_table(["name", "points", "max", "percent", "notes"],
                 [[r["name"], _num(_f(r.get("points"))), _num(_f(r.get("max_points"))), _percent(r),
-                  "; ".join(_notes(r, shared))[:60]] for r in results])
+                  "; ".join(notes[r["name"]])[:60]] for r in results])
     if roster is not None:
         matched, _, extra = match_roster(roster, results)
         missing = [k for k, r in matched.items() if r is None]

@@ -36,6 +36,10 @@ MAX_NOTES = 5  # notes on refused archive members that are no student file, befo
 # near miss (cpu_openMP.cpp, cpu_openmp.cc): noted, never taken.
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh", ".hpp", ".py")
 NOT_USED = "not used"  # in the note on every file with a student file's name that was not taken
+# Ends every note on a submission that was not read whole (a limit, a broken archive): its files
+# not found may be in what was not read, and the note on them says so.
+PARTLY_READ = "what lies past that was not read"
+DAMAGED = "ask the student for a new upload"
 
 
 class Refused(Exception):
@@ -133,7 +137,7 @@ def walk(root, notes):
         for e in listing:
             seen += 1
             if seen > MAX_ENTRIES:
-                notes.append(f"more than {MAX_ENTRIES} files and folders: the rest was not looked at")
+                notes.append(f"more than {MAX_ENTRIES} files and folders: {PARTLY_READ}")
                 note_odd_names(notes, odd)
                 return
             parts = where + (e.name,)
@@ -146,7 +150,7 @@ def walk(root, notes):
                     deep += 1
             yield parts, e
     if deep:
-        notes.append(f"folders more than {MAX_DEPTH} deep: what is in them was not looked at")
+        notes.append(f"folders more than {MAX_DEPTH} deep: {PARTLY_READ}")
     note_odd_names(notes, odd)
 
 
@@ -228,7 +232,7 @@ class ArchiveReader:
         limits (stop listing)."""
         self.count += 1
         if self.count > MAX_ENTRIES:
-            self.notes.append(f"more than {MAX_ENTRIES} archive members: the rest was not looked at")
+            self.notes.append(f"more than {MAX_ENTRIES} archive members: {PARTLY_READ}")
             return False
         try:
             parts = member_parts(name)
@@ -250,8 +254,7 @@ class ArchiveReader:
                 self.found[parts], used = entry, max(size, got)
             self.total += used
             if self.total > MAX_ARCHIVE_BYTES:
-                self.notes.append(f"the archive unpacks to more than {MAX_ARCHIVE_BYTES >> 20} MiB: "
-                                  "the members past that were not looked at")
+                self.notes.append(f"the archive unpacks to more than {MAX_ARCHIVE_BYTES >> 20} MiB: {PARTLY_READ}")
                 return False
         return True
 
@@ -265,7 +268,8 @@ class ArchiveReader:
         except Exception as e:  # noqa: BLE001 - whatever a broken member raises is its own problem:
             # an encrypted zip member (RuntimeError), a corrupt deflate stream (zlib.error), a
             # truncated one (EOFError), an unknown compression (NotImplementedError), ...
-            return Entry(parts, refused(f"cannot be read: {broken(e)}")), 0
+            return Entry(parts, refused(f"cannot be read, the archive is damaged or encrypted ({broken(e)}); "
+                                        f"{DAMAGED}")), 0
         if len(data) > MAX_FILE_BYTES:
             return Entry(parts, refused(size_problem(len(data)))), len(data)
         return Entry(parts, lambda: data), len(data)
@@ -328,8 +332,8 @@ def archive_entries(path, names, notes, near):
     except Exception as e:  # noqa: BLE001 - not an archive, or a broken one (a stream that breaks
         # after good members: zlib.error, EOFError, ...): what was read before it is kept
         notes.append(f"the archive breaks after {reader.count} member{'s' if reader.count != 1 else ''} "
-                     f"({broken(e)}): the rest of it was not read" if reader.count else
-                     f"not a readable .zip or .tar(.gz) archive ({broken(e)}): nothing taken from it")
+                     f"({broken(e)}): {PARTLY_READ}; {DAMAGED}" if reader.count else
+                     f"not a readable .zip or .tar(.gz) archive ({broken(e)}): nothing taken from it; {DAMAGED}")
     return reader.entries()
 
 
@@ -346,8 +350,15 @@ def submission_entries(src, names, notes, near):
     return archive_entries(src, names, notes, near)
 
 
+def shown_name(name):
+    """A file or folder name as notes, the class files and the terminal show it: bytes that are
+    not UTF-8 as \\xNN (printable), and a control character (a newline in a folder's name) as
+    its escape, so that a name is always one line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in printable(name))
+
+
 def shown(parts):
-    return printable("/".join(parts))
+    return shown_name("/".join(parts))
 
 
 def wrapper(paths, labs):
@@ -510,6 +521,7 @@ def stage(src, staged, lab_files, all_labs, graded):
     notes, near = [], []
     names = {f.split("/")[-1] for lab in graded for f in lab_files[lab]}
     entries = submission_entries(src, names, notes, near)
+    partly = any(PARTLY_READ in n for n in notes)
     match = Matcher(entries, near, lab_files, all_labs, graded, notes)
     written = set()
     for lab, files in lab_files.items():
@@ -535,7 +547,8 @@ def stage(src, staged, lab_files, all_labs, graded):
             notes.append(f"{lab}: {PATHS_USED}: {', '.join(used)}")
         if missing and lab in graded:
             notes.append(f"{lab}: {NOT_HANDED_IN}: {', '.join(missing)}"
-                         + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else ""))
+                         + (f" ({NOTHING_HANDED_IN})" if len(missing) == len(files) else "")
+                         + (" (or in the part of the submission that was not read: see above)" if partly else ""))
     match.warn()
     # Nothing else stays in the staging folder (an earlier submission's, or a stray file).
     for path in sorted(staged.rglob("*"), reverse=True) if staged.exists() else []:
