@@ -237,6 +237,19 @@ def args(**given):
     return Namespace(**dict(base, **given))
 
 
+def fake_pipeline(tmp, grader, kit):
+    """grade-all's Pipeline for LAB without a build: grader as the lab's grader, kit as its
+    variant list, results under tmp/class, no GPU, no timing, no sanitizer."""
+    pipe = object.__new__(batch.Pipeline)
+    pipe.args, pipe.labs, pipe.graders, pipe.kit_variants = args(), [LAB], {LAB: grader}, {LAB: kit}
+    pipe.sandbox, pipe.rubrics, pipe.references = Sandbox(None, "test"), {LAB: rubric.load(LAB, kit)}, {}
+    pipe.out, pipe.work = Path(tmp) / "class", Path(tmp) / "work"
+    pipe.results = pipe.out / "results"
+    pipe.results.mkdir(parents=True)
+    pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    return pipe
+
+
 def test_process_timeout(tmp):
     expect(grading.process_timeout(args(), 100_000) <= grading.MAX_LAB_TIMEOUT_S,
            "the derived wall-clock limit is capped")
@@ -256,13 +269,7 @@ def test_process_timeout(tmp):
         return 1, False
 
     # grade-all's grading of one built submission (what Pipeline.grade reads, without a build).
-    pipe = object.__new__(batch.Pipeline)
-    pipe.args, pipe.labs, pipe.graders, pipe.kit_variants = args(), [LAB], {LAB: grader}, {LAB: kit}
-    pipe.sandbox, pipe.rubrics, pipe.references = Sandbox(None, "test"), {LAB: rubric.load(LAB, kit)}, {}
-    pipe.out, pipe.work = Path(tmp) / "class", Path(tmp) / "work"
-    pipe.results = pipe.out / "results"
-    pipe.results.mkdir(parents=True)
-    pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    pipe = fake_pipeline(tmp, grader, kit)
     graded = []
     real_execute, real_run_grader = grading.execute, batch.run_grader
     grading.execute = fake_execute
@@ -526,13 +533,7 @@ def test_failure_stays(tmp):
     """An exception while staging one submission (as a RecursionError or zlib.error did) is its
     ERROR and its result; another while grading one lab is that lab's; the run goes on."""
     kit = [{"name": "cpu-openmp"}, {"name": "gpu-01-naive"}]
-    pipe = object.__new__(batch.Pipeline)
-    pipe.args, pipe.labs, pipe.graders, pipe.kit_variants = args(), [LAB], {LAB: "/bin/false"}, {LAB: kit}
-    pipe.sandbox, pipe.rubrics, pipe.references = Sandbox(None, "test"), {LAB: rubric.load(LAB, kit)}, {}
-    pipe.out, pipe.work = Path(tmp) / "class", Path(tmp) / "work"
-    pipe.results = pipe.out / "results"
-    pipe.results.mkdir(parents=True)
-    pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    pipe = fake_pipeline(tmp, "/bin/false", kit)
     pipe.slots, pipe.staged_files, pipe.lab_files = batch.queue.Queue(), {LAB: FILES}, {LAB: FILES}
     pipe.slots.put(Path(tmp) / "slot-0")
     pipe.main = Namespace(names=lambda: [LAB])

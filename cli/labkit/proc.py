@@ -116,9 +116,8 @@ class CappedOutput:
     all, only the opening lines are (shortened). Memory stays within a few times KEEP_BYTES
     whatever the child prints, and the work per byte is a search, not a Python loop per line."""
 
-    def __init__(self, opens=None, keep=KEEP_BYTES):
+    def __init__(self, opens=None):
         self.opens = re.compile(opens.encode(), re.M) if opens else None
-        self.keep = keep
         self.kept, self.kept_bytes, self.openers, self.cut_total = [], 0, 0, 0
         self.head, self.tail, self.cut = 0, bytearray(), 0
         self.carry, self.at_line_start = b"", True
@@ -163,7 +162,7 @@ class CappedOutput:
         self.kept_bytes += len(data)
 
     def _opener(self, line):
-        if self.kept_bytes < self.keep:
+        if self.kept_bytes < KEEP_BYTES:
             self._store(line[:MAX_LINE])
         elif self.openers < MAX_OPENERS:
             self.openers += 1
@@ -174,7 +173,7 @@ class CappedOutput:
     def _add(self, data):
         if not data:
             return
-        room = min(SECTION_HEAD - self.head, self.keep - self.kept_bytes)
+        room = min(SECTION_HEAD - self.head, KEEP_BYTES - self.kept_bytes)
         if room > 0:
             if len(data) <= room:
                 self._store(data)
@@ -186,7 +185,7 @@ class CappedOutput:
             data = data[take:]
         self.head = SECTION_HEAD  # full: the rest of this section goes to its tail
         self.tail += data
-        budget = SECTION_TAIL if self.kept_bytes < self.keep else 0
+        budget = SECTION_TAIL if self.kept_bytes < KEEP_BYTES else 0
         if len(self.tail) > budget:
             over = len(self.tail) - budget
             del self.tail[:over]
@@ -269,13 +268,12 @@ def stream(cmd, on_line=None, timeout=None, cwd=ROOT, limits=None, stdin=None, e
     return rc, timed_out.is_set()
 
 
-def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None, stdin=None, env=None, opens=None,
-            keep=KEEP_BYTES):
+def capture(cmd, timeout=None, echo=False, cwd=ROOT, on_line=None, limits=None, stdin=None, env=None, opens=None):
     """Runs cmd (stdout and stderr merged) and returns (returncode, text, timed_out): text is what
-    CappedOutput(opens, keep) keeps of the output (all of it up to KEEP_BYTES). With echo, every
+    CappedOutput(opens) keeps of the output (all of it up to KEEP_BYTES). With echo, every
     line is also printed as it comes; on_line, if given, sees every line; limits, stdin and env
     as for stream."""
-    out = CappedOutput(opens, keep)
+    out = CappedOutput(opens)
 
     def show(line):
         if echo:
