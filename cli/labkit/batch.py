@@ -39,6 +39,7 @@ import secrets
 import shutil
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -326,6 +327,23 @@ class Built:
     build_s: float = 0.0
     folder: str = ""                                 # its folder's or archive's name, as handed in
     failed: tuple = None                             # (short, full): labkit failed on it, every lab ERROR
+    spans: dict = field(default_factory=dict)        # SPANS: where its time went, in epoch seconds
+
+
+# A result's "spans": {"build": [start, end], "<lab>": {"grade": [start, end], "sanitize": [...]}},
+# epoch seconds (time.time(), comparable across the run's threads and submissions): what the
+# rehearsal (rehearse.py) adds up into where a class's time went and how long the GPU sat idle.
+SPANS = "spans"
+
+
+@contextmanager
+def span(spans, lab, phase):
+    """Records [start, end] of one phase of one lab in spans, also when it fails."""
+    entry = spans.setdefault(lab, {})[phase] = [time.time(), None]
+    try:
+        yield
+    finally:
+        entry[1] = time.time()
 
 
 class Pipeline:
@@ -489,6 +507,7 @@ class Pipeline:
         started = time.monotonic()
         built = Built(name, source, [], key, started, folder=folder)
         slot = self.slots.get()
+        built.spans["build"] = [time.time(), None]  # from a free slot on: not the wait for one
         try:
             with slot_lock(slot):
                 staged = slot / "src"
@@ -510,6 +529,7 @@ class Pipeline:
         finally:
             self.slots.put(slot)
         built.build_s = time.monotonic() - started
+        built.spans["build"][1] = time.time()
         return built
 
     # ---- grading -----------------------------------------------------------------------------
@@ -575,7 +595,10 @@ class Pipeline:
     def score(self, built, lab, state, detail, report, out_dir):
         """The lab's entry of the result: its report scored by the rubric (after the sanitizer's
         run, with --sanitize and a runner)."""
-        sanitized = self.sanitize(built, lab, out_dir) if self.sanitizer and lab in built.runners else None
+        sanitized = None
+        if self.sanitizer and lab in built.runners:
+            with span(built.spans, lab, "sanitize"):
+                sanitized = self.sanitize(built, lab, out_dir)
         scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
                                   timing=self.timing, sanitized=sanitized)
         entry = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))
@@ -592,7 +615,9 @@ class Pipeline:
         labs = {}
         for lab in self.labs:
             try:
-                labs[lab] = self.score(built, lab, *self.grade_lab(built, lab, out_dir), out_dir)
+                with span(built.spans, lab, "grade"):
+                    graded = self.grade_lab(built, lab, out_dir)
+                labs[lab] = self.score(built, lab, *graded, out_dir)
             except Exception as e:  # noqa: BLE001 - see the docstring
                 if self.stopping:
                     raise
@@ -606,6 +631,7 @@ class Pipeline:
             "graded_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "seconds": round(time.monotonic() - built.started, 2), "build_seconds": round(built.build_s, 2),
             "machine": {"gpu": self.gpu, "cpu_threads": cpus()},
+            SPANS: built.spans,
             "sandbox": self.sandbox.label,
             "points": round(sum(l["points"] for l in labs.values()), 2),
             "max_points": round(sum(l["max_points"] for l in labs.values()), 2),
