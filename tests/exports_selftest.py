@@ -325,13 +325,39 @@ def check_sanitizer_scores():
     expect(cpu["sanitizer"] is None and cpu["points"] == 10, "a CPU group is never sanitized")
     expect(ab["points"] == 10 and ab["sanitizer"]["penalty"] == 10 and ab["sanitizer"]["variants"] == ["gpu-a"],
            f"a finding costs the group half its points (penalty 0.5): {ab['points']}, {ab['sanitizer']}")
-    expect(c["points"] == 6 and c["sanitizer"]["clean"] and c["sanitizer"]["unchecked"] == ["gpu-c"],
-           f"a check the sanitizer could not watch through costs nothing and is named: {c['sanitizer']}")
+    expect(c["points"] == 6 and not c["sanitizer"]["clean"] and c["sanitizer"]["not_checked"]
+           and c["sanitizer"]["unchecked"] == ["gpu-c"],
+           f"a group whose one variant the sanitizer could not watch through costs nothing, is not called "
+           f"clean, and names it: {c['sanitizer']}")
     said = gradebook._sanitizer_text(ab["sanitizer"])
     expect("racecheck: errors found in gpu-a (Race reported" in said and "-10 points" in said,
            f"the feedback names the variant and its first finding: {said!r}")
     said = gradebook._sanitizer_text(c["sanitizer"])
-    expect("racecheck: clean" in said and "could not watch gpu-c" in said, f"and the unwatched one: {said!r}")
+    expect("racecheck: not checked" in said and "clean" not in said and "could not watch gpu-c" in said,
+           f"and the unwatched one: {said!r}")
+    # A sanitizer run that failed (the grader stopped at once: once, a --variants list naming the
+    # kit's peers, which a submission's runner does not have) watched nothing: every GPU group
+    # reads "not checked: <why>" in the feedback and the gradebook's notes, and costs nothing.
+    failed = rubric.score_lab(rules, report, sanitized=rubric_view(
+        "racecheck", {}, "the sanitizer's grader run failed: --variants: 'peer-cub' matches no variant"))
+    for g in failed["groups"][1:]:
+        said = gradebook._sanitizer_text(g["sanitizer"])
+        expect(g["points"] == g["max_points"] and not g["sanitizer"]["clean"] and "clean" not in said
+               and "not checked: the sanitizer's grader run failed: --variants: 'peer-cub'" in said,
+               f"a sanitizer run that failed is 'not checked', never 'clean': {g['sanitizer']}, {said!r}")
+    notes = gradebook._notes({"labs": {"lab": failed}})
+    expect(any("racecheck: not checked" in n for n in notes), f"and the gradebook's notes say so: {notes}")
+    # What a class run sanitizes: the submission runner's GPU variants that ran to their end;
+    # never the reference, nor the kit's peers, nor a TODO or a hung one.
+    from labkit.sanitize import gpu_variants, ran_to_the_end
+    rows = [dict(variant("gpu-a", "pass"), kind="gpu"), dict(variant("gpu-b", "fail"), kind="gpu"),
+            dict(variant("gpu-c", "todo"), kind="gpu"), dict(variant("gpu-d", "timeout"), kind="gpu"),
+            dict(variant("peer-cub", "pass"), kind="gpu", peer=True),
+            dict(variant("cpu-sequential", "pass"), kind="cpu", reference=True)]
+    chosen = [v["name"] for v in ran_to_the_end({"variants": rows}, None)]
+    expect(chosen == ["gpu-a", "gpu-b"], f"a class run sanitizes the variants that ran to their end: {chosen}")
+    expect([v["name"] for v in gpu_variants(rows, "*")] == ["gpu-a", "gpu-b", "gpu-c", "gpu-d"],
+           "a peer is never a student's GPU variant")
 
 
 def check_summary(results):

@@ -54,7 +54,7 @@ from .grading import run_grader, validate_options
 from .proc import kill_all, tool_env
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
-from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, rubric_view, run_sanitized
+from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, ran_to_the_end, rubric_view, run_sanitized
 from .submissions import (ARCHIVES, NOTHING_HANDED_IN, shown_name, source_key, stage,
                           submission_names, write_if_changed)
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, error_kind, first_errors, inside,
@@ -550,18 +550,22 @@ class Pipeline:
         if changed:
             reports.write_back(report)
 
-    def sanitize(self, built, lab, out_dir):
-        """The submission's GPU variants of lab checked again under compute-sanitizer (--sanitize),
-        in the sandbox, on the quick sizes: what rubric.score_lab takes as sanitized=, with the
-        report's path; None when no GPU variant is chosen."""
-        chosen = gpu_variants(self.kit_variants[lab], self.args.variants)
-        if not chosen:
-            return None
+    def sanitize(self, built, lab, report, out_dir):
+        """The GPU variants of the submission's runner that ran to their end in its grading
+        (report), of --variants, checked again under compute-sanitizer (--sanitize), in the
+        sandbox, on the quick sizes: what rubric.score_lab takes as sanitized=, with the report's
+        path. None when the lab has no GPU variant this run asks for; a run that watched nothing
+        says why (not_checked), and is never "clean"."""
         tool = self.args.sanitize
-        report, watched = run_sanitized(self.graders[lab], built.runners[lab], lab, out_dir, self.args, chosen,
-                                        self.sandbox, self.sanitizer, log_path=out_dir / f"{lab}-{tool}.log",
-                                        echo=False)
-        return dict(rubric_view(tool, watched), report=str(report.get("_file", "")))
+        if not gpu_variants(self.kit_variants[lab], self.args.variants):
+            return None
+        chosen = ran_to_the_end(report, self.args.variants)
+        if not chosen:
+            return rubric_view(tool, {}, "no GPU variant of this submission ran to its end")
+        sanitized, watched, why = run_sanitized(self.graders[lab], built.runners[lab], lab, out_dir, self.args, chosen,
+                                                self.sandbox, self.sanitizer, log_path=out_dir / f"{lab}-{tool}.log",
+                                                echo=False)
+        return dict(rubric_view(tool, watched, why), report=str(sanitized.get("_file", "")))
 
     def stand_in(self, built, lab, status, short, full, out_dir, log_name):
         """The report of a lab that has no grading of its own (it did not build, or labkit failed
@@ -598,7 +602,7 @@ class Pipeline:
         sanitized = None
         if self.sanitizer and lab in built.runners:
             with span(built.spans, lab, "sanitize"):
-                sanitized = self.sanitize(built, lab, out_dir)
+                sanitized = self.sanitize(built, lab, report, out_dir)
         scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
                                   timing=self.timing, sanitized=sanitized)
         entry = dict(scored, state=state, detail=detail, report=str(report.get("_file", "")))

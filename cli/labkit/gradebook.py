@@ -22,7 +22,7 @@ from pathlib import Path
 from . import reports
 from .submissions import NOT_HANDED_IN, NOTHING_HANDED_IN, PATHS_USED, SOURCE_SUFFIXES, handed_in, same_name
 from .util import LabkitError, UsageError, kit_path, print_table, rel, say, write_atomic
-from .verdicts import BUILD_ERROR, ERROR, FAILING, NOT_RUN, PASS, SHOWN, SKIPPED, TODO
+from .verdicts import BUILD_ERROR, ERROR, FAILING, NOT_CHECKED, NOT_RUN, PASS, SHOWN, SKIPPED, TODO
 
 SCHEMA = "labkit-result/1"
 
@@ -234,6 +234,8 @@ def _sanitizer_text(san):
 
 
 def _sanitizer_verdict(san):
+    if san.get("not_checked"):
+        return f"{san.get('tool', 'sanitizer')}: {NOT_CHECKED}: {_one_line(str(san['not_checked']))} (no penalty)"
     if san.get("clean"):
         return f"{san.get('tool', 'sanitizer')}: clean"
     found = san.get("findings") if isinstance(san.get("findings"), dict) else {}

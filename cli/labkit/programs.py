@@ -166,16 +166,18 @@ def runner_sandbox(grader, sandbox):
 
 
 def list_variants(grader, runner, sandbox):
-    """[{name, kind, summary, exercise, reference}] in the grader's order (the runner answers
-    `list` in sandbox). The grader prints name, kind, summary, exercise and "reference" or
-    "student"."""
+    """[{name, kind, summary, exercise, reference, peer}] in the grader's order (the runner answers
+    `list` in sandbox). The grader prints name, kind, summary, exercise and "reference",
+    "student" or "peer"."""
     rows = []
     for line in query(grader, "list", *runner_options(grader, runner, sandbox)):
         parts = line.split("\t")
         rows.append({"name": parts[0].strip(), "kind": parts[1].strip() if len(parts) > 1 else "",
                      "summary": parts[2].strip() if len(parts) > 2 else "",
                      "exercise": parts[3].strip() if len(parts) > 3 else "",
-                     "reference": len(parts) > 4 and parts[4].strip() == "reference"})
+                     "reference": len(parts) > 4 and parts[4].strip() == "reference",
+                     # a peer (NPP, CUB, ...) is the kit's, in its reference runner alone
+                     "peer": len(parts) > 4 and parts[4].strip() == "peer"})
     return rows
 
 

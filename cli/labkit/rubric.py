@@ -24,7 +24,8 @@ The rules, for every lab alike:
   student's own noise never decides it (a submission could make its times vary at will); its
   median is scored, and a noisy one is said.
 - compute-sanitizer findings (--sanitize) cost the rubric's `sanitizer.penalty` share of the
-  group's points.
+  group's points. A group none of whose variants the sanitizer watched (its run failed, or none
+  ran to its end) is "not checked" and costs nothing: never "clean".
 - A bonus group (the expert tier) scores bonus points, outside the maximum.
 
 A lab without a rubric file gets the default one: one group per student variant, one point of
@@ -101,7 +102,7 @@ def parse(text, lab, source, kit_variants):
         raise UsageError(f"{source} [performance]: zero_at ({rubric.zero_at}) must be above full_at ({rubric.full_at})")
     if rubric.sanitizer_penalty > 1:
         raise UsageError(f"{source} [sanitizer]: penalty is a share of the points, at most 1")
-    students = [v for v in kit_variants if not v.get("reference")]
+    students = [v for v in kit_variants if not v.get("reference") and not v.get("peer")]  # a peer is the kit's
     taken = set()
     for i, g in enumerate(data.get("group", [])):
         where = f"{source} group {i + 1}"
@@ -279,6 +280,23 @@ def variant_timing(name, report, reference):
     return {"ms": ms, "ratio": ratio, "pct_copy_bw": pct, "size": f"{size[0]}x{size[1]}"}
 
 
+def _sanitizer_entry(rubric, group, sanitized, top):
+    """A GPU group's sanitizer entry: the variants it found errors in, and the penalty they cost;
+    or, where it watched none of the group's variants all through, not_checked saying why
+    (clean is then False, and nothing is taken: a check that did not run is never "clean")."""
+    names = {v["name"] for v in group.variants}
+    watched = {n: clean for n, clean in sanitized.get("variants", {}).items() if n in names}
+    dirty = sorted(n for n, clean in watched.items() if not clean)
+    findings = sanitized.get("findings", {})
+    why = ""
+    if not watched:
+        why = sanitized.get("not_checked") or "none of this group's variants was watched (none ran to its end)"
+    penalty = round(top * rubric.sanitizer_penalty, 2) if dirty else 0.0
+    return {"tool": sanitized.get("tool", ""), "clean": bool(watched) and not dirty, "not_checked": why,
+            "variants": dirty, "penalty": penalty, "findings": {n: findings.get(n, [])[:1] for n in dirty},
+            "unchecked": sorted(n for n in sanitized.get("unchecked", []) if n in names)}
+
+
 def score_group(rubric, group, report, reference, gpu, timing, sanitized):
     statuses = {v["name"]: v for v in report.get("variants", [])}
     if "*" in statuses:  # a stand-in report without a variant list stands for all
@@ -307,14 +325,8 @@ def score_group(rubric, group, report, reference, gpu, timing, sanitized):
     perf = _performance(rubric, group, report, reference, timing)
     total, top = correct["points"] + perf["points"], correct["max"] + perf["max"]
     if sanitized is not None and group.kind == "gpu":
-        names = {v["name"] for v in group.variants}
-        dirty = [n for n, clean in sanitized.get("variants", {}).items() if not clean and n in names]
-        penalty = round(top * rubric.sanitizer_penalty, 2) if dirty else 0.0
-        findings = sanitized.get("findings", {})
-        entry["sanitizer"] = {"tool": sanitized.get("tool", ""), "clean": not dirty, "variants": dirty,
-                              "penalty": penalty, "findings": {n: findings.get(n, [])[:1] for n in dirty},
-                              "unchecked": [n for n in sanitized.get("unchecked", []) if n in names]}
-        total = max(0.0, total - penalty)
+        entry["sanitizer"] = _sanitizer_entry(rubric, group, sanitized, top)
+        total = max(0.0, total - entry["sanitizer"]["penalty"])
     return dict(entry, points=round(total, 2), max_points=top, correctness=correct, performance=perf,
                 feedback=feedback_line(group, statuses))
 

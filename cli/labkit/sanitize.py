@@ -11,7 +11,7 @@ from .grading import run_grader, with_options
 from .programs import lab_programs, list_variants, no_gpu_reason
 from .proc import find_cuda_tool
 from .reports import GPU_TIME_DOC
-from .verdicts import FAILING, SHOWN
+from .verdicts import FAIL, FAILING, NOT_CHECKED, PASS, SHOWN
 from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -39,19 +39,34 @@ def require_gpu(build):
         raise UsageError(NO_GPU_TO_SANITIZE + (f" (the probe says: {why})" if why != "no CUDA device" else ""))
 
 
+def student_gpu(v):
+    """Whether a variant row (programs.list_variants, or a grader report's) is a GPU variant of
+    the student's code: not the reference, not a peer (NPP, CUB: the kit's, which only its
+    reference runner has)."""
+    return v.get("kind") == "gpu" and not v.get("reference") and not v.get("peer")
+
+
 def gpu_variants(variants, chosen):
-    """The GPU variants of a variant list (programs.list_variants rows) that chosen, a --variants
-    value (GLOB,...; None: all), picks."""
+    """The student GPU variants of a variant list (programs.list_variants rows, or a grader
+    report's) that chosen, a --variants value (GLOB,...; None: all), picks."""
     globs = chosen.split(",") if chosen else ["*"]
-    return [v for v in variants if v.get("kind") == "gpu" and not v.get("reference")
-            and any(fnmatch(v["name"], g) for g in globs)]
+    return [v for v in variants if student_gpu(v) and any(fnmatch(v["name"], g) for g in globs)]
+
+
+def ran_to_the_end(report, chosen):
+    """The GPU variants of a submission's own grade report that its runner ran to the end of
+    every case (pass or fail), of those chosen picks: what a class run sanitizes. A variant
+    that is TODO has no kernel to watch; one that hung or crashed would hang or crash again,
+    and is scored by its verdict already."""
+    return [v for v in gpu_variants(report.get("variants", []), chosen) if v.get("status") in (PASS, FAIL)]
 
 
 def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitizer, log_path=None, echo=True):
     """variants (GPU rows) checked by one grader run under compute-sanitizer --tool args.sanitize.
     Writes <lab>-<tool>.json/.md/.csv into out_dir (the sanitizer's whole report of each variant
     it found errors in beside the diff images, out_dir/diff/). Returns (report, {variant:
-    {"clean", "findings", "report"}}) for the variants the sanitizer watched."""
+    {"clean", "findings", "report"}} for the variants the sanitizer watched, why it watched none
+    or "")."""
     tool = args.sanitize
     run = with_options(args, no_perf=True, quick=False, perf_sizes=None, perf_params=None, runs=None,
                        sizes=args.sizes or SANITIZE_SIZES, timeout=args.timeout or SANITIZE_TIMEOUT_S,
@@ -60,7 +75,14 @@ def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitiz
                         extra=["--sanitize", tool, "--sanitizer", sanitizer, "--photos", ""])
     watched = {v["name"]: v["sanitizer"] for v in report.get("variants", [])
                if isinstance(v.get("sanitizer"), dict) and isinstance(v["sanitizer"].get("clean"), bool)}
-    return report, watched
+    why = ""
+    if not watched:
+        # The grader's run failed (its stand-in report says how), or ran without watching any.
+        details = [str(v.get("detail", "")) for v in report.get("variants", []) if v.get("detail")]
+        why = (f"the sanitizer's grader run failed: {details[0]}" if "_file" not in report and details
+               else f"the sanitizer watched none of the {len(variants)} variant(s) asked for"
+               + (f" (see {rel(log_path)})" if log_path else ""))
+    return report, watched, why
 
 
 def unchecked(s):
@@ -69,12 +91,16 @@ def unchecked(s):
     return s["clean"] and s.get("checked") is False
 
 
-def rubric_view(tool, watched):
+def rubric_view(tool, watched, why=""):
     """What rubric.score_lab takes as sanitized=: per variant clean or not, the first finding,
-    and the variants the sanitizer could not watch all through."""
+    the variants the sanitizer could not watch all through, and why it checked nothing at all
+    (not_checked; "" when it watched some)."""
+    if not watched and not why:
+        why = "the sanitizer watched no variant"
     return {"tool": tool, "variants": {n: s["clean"] for n, s in watched.items() if not unchecked(s)},
             "findings": {n: [str(f) for f in s.get("findings") or []][:1] for n, s in watched.items()},
-            "unchecked": sorted(n for n, s in watched.items() if unchecked(s))}
+            "unchecked": sorted(n for n, s in watched.items() if unchecked(s)),
+            "not_checked": why}
 
 
 def grade_sanitized(args, labs, sandbox):
@@ -98,15 +124,18 @@ def grade_sanitized(args, labs, sandbox):
         out_dir = RESULTS / "sanitize" / f"{lab}-{label}"
         say(f"{lab} ({label}): {len(chosen)} GPU variant(s) under compute-sanitizer --tool {tool}, "
             f"each checked on the {args.sizes or SANITIZE_SIZES} sizes in the sandbox")
-        report, watched = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
-                                        log_path=out_dir / f"{lab}-{tool}.log")
+        report, watched, why = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
+                                             log_path=out_dir / f"{lab}-{tool}.log")
+        if why:
+            say(f"{lab} ({label}): {NOT_CHECKED}: {why}")
+            any_finding = True
         rows, summary = [], []
         for v in report.get("variants", []):
             if v.get("reference"):
                 continue
             s = watched.get(v["name"])
             findings = (s or {}).get("findings") or []
-            verdict = ("not watched" if s is None else "not checked" if unchecked(s)
+            verdict = ("not watched" if s is None else NOT_CHECKED if unchecked(s)
                        else "clean" if s["clean"] else "ERRORS")
             any_finding |= verdict != "clean" or v.get("status") in FAILING
             rows.append([v["name"], SHOWN.get(v.get("status"), v.get("status")), verdict,

@@ -36,3 +36,6 @@ SHOWN = {_NAME[e]: _LABEL[e] for e in _NAME} | {BUILD_ERROR: BUILD_ERROR}
 FAILING = {_NAME[e] for e in re.findall(r"Status::(\w+)", _function(_TEXT, "is_failure"))} | {BUILD_ERROR}
 # Not checked here: not-run (a GPU variant that compiled, on a machine without a GPU), skipped.
 UNCHECKED = {NOT_RUN, SKIPPED}
+# What a sanitizer (or any check) that did not run says, in reports, feedback and the gradebook:
+# never "clean", never a pass.
+NOT_CHECKED = "not checked"
