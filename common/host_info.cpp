@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <algorithm>
 #include <ctime>
 #include <fstream>
@@ -27,6 +29,14 @@ HostInfo query_host() {
     return info;
 }
 
-int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int cores() {
+    // The cores this process may run on: a class run pins its gradings to cores of their own
+    // (cli/labkit/quiet.py), and a Slurm task gets its allocation, not the node.
+    cpu_set_t allowed;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0) return std::max(1, CPU_COUNT(&allowed));
+    return machine_cores();
+}
+
+int machine_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 }  // namespace labkit

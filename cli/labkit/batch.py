@@ -8,9 +8,10 @@ build of its own, kept between runs, so the kit's objects compile once per slot 
 recompiles only its own files) while the GPU grades the ones already built. With timing on, one
 submission is graded at a time, so that no two timings share the GPU; correctness only
 (--no-perf), up to --jobs gradings run at once (the work is mostly the CPU's: reading answers,
-comparing, writing them). With timing on, the builds run at the lowest CPU priority (nice 19):
-the one grading being timed gets the cores, and its CPU times are compared with the
-reference's only when the machine held still (rubric.py).
+comparing, writing them). With timing on, gradings and builds run on cores of their own, whole
+physical cores each (quiet.py), the builds also at the lowest CPU priority (nice 19): the one
+grading being timed, and the reference's timing before it, have their cores to themselves, and
+its CPU times are compared with the reference's only when the machine held still (rubric.py).
 
 Build isolation: each student file compiles on its own (ninja -k 0 over the files' objects). A
 file that does not compile is replaced by the starter's, so everything else still links and is
@@ -52,6 +53,7 @@ from .gradebook import (COLLIDES, VARIANT_COLUMNS, class_rows, drop_class_output
                         read_roster, staging_exceptions, variant_rows, write_class_outputs)
 from .grading import run_grader, validate_options
 from .proc import kill_all, tool_env
+from .quiet import pin, pinned, split_cores
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, ran_to_the_end, rubric_view, run_sanitized
@@ -403,6 +405,10 @@ class Pipeline:
         if self.args.seed is None:
             self.args.seed = class_seed(cache / "seed")
         self.compile_cache = compile_cache(self.work)
+        # With timing on, gradings and builds on cores of their own (quiet.py).
+        self.cores = split_cores(getattr(self.args, "threads", None)) if self.timing else None
+        if self.cores:
+            say(f"grade-all: {self.cores.describe()}")
         self.slots = queue.Queue()
         for i in range(self.jobs):
             self.slots.put(self.work / f"slot-{i}")
@@ -429,9 +435,10 @@ class Pipeline:
                 say(f"{lab}: no reference solution built here: performance points are not graded")
                 continue
             say(f"{lab}: timing the reference solution once, to score every submission's times against")
-            report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
-                                self.kit_variants[lab], self.sandbox,
-                                log_path=self.out / "reference" / f"{lab}.log")
+            with pinned(self.cores.timing):  # where the submissions are timed
+                report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
+                                    self.kit_variants[lab], self.sandbox,
+                                    log_path=self.out / "reference" / f"{lab}.log")
             report["_key"] = self.key
             write_atomic(cached, json.dumps(report))
             self.references[lab] = report
@@ -667,7 +674,9 @@ class Pipeline:
         Returns the results."""
         done, results, started = 0, [], time.monotonic()
         grade_workers = 1 if self.timing else self.jobs
-        builders, graders = futures.ThreadPoolExecutor(self.jobs), futures.ThreadPoolExecutor(grade_workers)
+        side = (lambda cpus: dict(initializer=pin, initargs=(cpus,))) if self.cores else (lambda cpus: {})
+        builders = futures.ThreadPoolExecutor(self.jobs, **side(self.cores and self.cores.building))
+        graders = futures.ThreadPoolExecutor(grade_workers, **side(self.cores and self.cores.timing))
         try:
             grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k, folder))
                        for n, p, k, folder in todo]

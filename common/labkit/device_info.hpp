@@ -39,8 +39,10 @@ void measure_copy_bandwidth(DeviceInfo& info);
 // Adds fma_gflops: independent FMA chains on every SM (common/fma_rate.cu).
 void measure_fma_rate(DeviceInfo& info);
 HostInfo query_host();
-// The CPU threads the machine runs at once (at least 1): the thread sweep's top, the reports'
-// "threads", and what the CPU-time checks count a team up to.
+// The CPU threads this process may run at once (its affinity; at least 1): the thread sweep's
+// top, the reports' "threads", and what the CPU-time checks count a team up to.
 int cores();
+// The CPU threads of the whole machine: what its load average is measured against.
+int machine_cores();
 
 }  // namespace labkit
