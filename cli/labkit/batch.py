@@ -273,6 +273,14 @@ def prepare_tasks(args, work):
     ok, out = ninja(main.dir, main_targets(main, labs), echo=False)
     if not ok:
         raise LabkitError(f"{rel(main.dir)} does not build (./labkit build shows why):\n{first_errors(out)}")
+    prepare_slot(main, labs, slot)
+    return slot
+
+
+def prepare_slot(main, labs, slot):
+    """slot's build folder configured for the starters' files, with the labs' runners built: the
+    kit's own objects compiled once, for every other slot to start from as a copy (copy_prepared)
+    instead of compiling them again. Raises LabkitError when it does not build."""
     with slot_lock(slot):
         for name in main.names():
             for f in student_files(build_grader(main, main.lab(name)), name):
@@ -281,12 +289,11 @@ def prepare_tasks(args, work):
         if not configured_with(bdir, options):
             ok, out = configure(bdir, options, echo=False)
             if not ok:
-                raise LabkitError(f"meson setup of the tasks' build slot {bdir} failed:\n{first_errors(out)}")
+                raise LabkitError(f"meson setup of the build slot {bdir} failed:\n{first_errors(out)}")
         prepared = BuildInfo.read(bdir)
         ok, out = ninja(bdir, [prepared.lab(name).runner for name in labs], echo=False)
         if not ok:
-            raise LabkitError(f"the tasks' build slot {bdir} does not build:\n{first_errors(out)}")
-    return slot
+            raise LabkitError(f"the build slot {bdir} does not build:\n{first_errors(out)}")
 
 
 def built_for_tasks(args, labs):
@@ -412,6 +419,26 @@ class Pipeline:
         self.slots = queue.Queue()
         for i in range(self.jobs):
             self.slots.put(self.work / f"slot-{i}")
+        self.prepared = Path(self.args.prebuilt_slot) if self.args.prebuilt_slot else None
+
+    def share_kit_objects(self):
+        """The kit's own objects compiled once per run, not once per slot: a new slot starts as a
+        copy of the first, built first with the starters' files (prepare_slot). A slot kept from
+        an earlier run is left as it is (its objects are up to date)."""
+        if self.prepared or self.jobs < 2:
+            return
+        first, new = self.work / "slot-0", [self.work / f"slot-{i}" for i in range(1, self.jobs)]
+        new = [slot for slot in new if not is_configured(slot / "build")]
+        if not new:
+            return
+        say(f"grade-all: building the kit's own objects once, in {first}, for {len(new)} more build slot(s)")
+        try:
+            prepare_slot(self.main, self.labs, first)
+        except LabkitError as e:  # each slot then builds them itself, and says why it fails
+            say(f"warning: {e}")
+            return
+        for slot in new:
+            copy_prepared(first, slot / "build")
 
     # ---- the reference, timed once ------------------------------------------------------------
 
@@ -451,8 +478,8 @@ class Pipeline:
         bdir = slot / "build"
         options = slot_options(staged, self.forwarded)
         if not configured_with(bdir, options):
-            if self.args.prebuilt_slot and not is_configured(bdir):
-                copy_prepared(Path(self.args.prebuilt_slot), bdir)
+            if self.prepared and not is_configured(bdir):
+                copy_prepared(self.prepared, bdir)
             ok, out = configure(bdir, options, echo=False)
             if not ok:
                 return None, "meson setup failed:\n" + first_errors(out)
@@ -766,6 +793,7 @@ def cmd_grade_all(args):
         todo.append((name, path, key, shown_name(path.name)))
     if len(subs) > len(todo):
         say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
+    pipe.share_kit_objects()
     pipe.grade_references()
     if todo and not args.task_count:  # (a Slurm task's merge is `labkit gradebook`'s)
         drop_class_outputs(pipe.out, [name for name, *_ in todo])

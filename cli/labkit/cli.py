@@ -306,6 +306,9 @@ def make_parser(spec=None):
                        "one line 'N passed, M failed, K skipped'. Exit 1 when a test failed or "
                        "none passed. GPU tests skip (exit 77) without a CUDA device.")
     p.add_argument("--cpu-only", action="store_true", help="only the 'cpu' suite")
+    p.add_argument("--gpu", action="store_true",
+                   help="the GPU acceptance run: every GPU test and the class rehearsal's GPU part, on a GPU "
+                        "node, within 10 minutes (docs/contributing.md); fails where there is no GPU")
     p.add_argument("--suite", action="append", metavar="NAME",
                    help="only this meson suite (a lab name, cpu, gpu); repeatable")
     p.add_argument("-j", "--jobs", type=int, help="parallel build jobs")
