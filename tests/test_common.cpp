@@ -401,6 +401,14 @@ TEST_CASE("a noisy CPU measurement is stretched until it settles, within bounds"
     CHECK(adaptive.more(10, past_target, noisy));         // not yet: more runs
     CHECK_FALSE(adaptive.more(10, labkit::RunPolicy::kSteadyMaxMs, noisy));    // up to a time
     CHECK_FALSE(adaptive.more(labkit::RunPolicy::kMaxRuns, past_target, noisy));  // and a count
+    labkit::RunPolicy quick{};
+    quick.fixed_runs = 10;  // --quick, --runs 10: the least, for a noisy CPU measurement
+    CHECK(quick.more(9, 1e9, noisy));
+    CHECK_FALSE(quick.more(10, 1, steady));                // settled: the count asked for
+    CHECK_FALSE(quick.more(10, 1));                        // a GPU timing: exactly the count
+    CHECK(quick.more(10, 1, noisy));                       // noisy: on, as an adaptive one
+    CHECK_FALSE(quick.more(10, labkit::RunPolicy::kSteadyMaxMs, noisy));
+    CHECK_FALSE(quick.more(labkit::RunPolicy::kMaxRuns, 1, noisy));
 }
 
 TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly or within a tolerance", "[common][compare]") {
@@ -524,6 +532,21 @@ TEST_CASE("a spawned program reports lines, and its crash or hang is a verdict",
                             [](const std::string& key, const std::string&) { return key == "done"; });
         CHECK(out.end == protocol::ChildOutcome::End::timed_out);
         CHECK(out.describe().find("no progress") != std::string::npos);
+    }
+    SECTION("a silence limit that the line handler changes applies at once, and says where it came from") {
+        // Each case of a runner call has a deadline of its own (grader::check_variant): set at its `begin`.
+        protocol::SilenceLimit limit{30, ""};
+        auto o = limits(30);
+        o.silence_limit = &limit;
+        const auto start = std::chrono::steady_clock::now();
+        const auto out = sh("printf 'begin\\t1\\n' >&3; sleep 30", o, [&](const std::string& key, const std::string&) {
+            if (key == "begin") limit = {1.5, "the case's own deadline"};
+            return false;
+        });
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(out.end == protocol::ChildOutcome::End::timed_out);
+        CHECK(took < 10);  // the 1.5 s limit, not the 30 s one it started with
+        CHECK(out.describe() == "no progress for 1.5 s: killed (a hang or deadlock?); the case's own deadline");
     }
     SECTION("progress does not keep a child alive past its wall-clock limit") {
         const auto out = sh("while true; do printf 'done\\t1\\n' >&3; sleep 0.1; done", limits(1, 2));

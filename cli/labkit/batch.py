@@ -4,14 +4,16 @@ submissions named instead, each one's table printed: `grade LAB --submission PAT
 (cli.as_grade_all), so every submission is graded here.
 
 The pipeline: --jobs build slots compile submissions on the CPU cores (each slot is a configured
-build of its own, kept between runs, so the kit's objects compile once per slot and a submission
-recompiles only its own files) while the GPU grades the ones already built. With timing on, one
-submission is graded at a time, so that no two timings share the GPU; correctness only
-(--no-perf), up to --jobs gradings run at once (the work is mostly the CPU's: reading answers,
-comparing, writing them). With timing on, gradings and builds run on cores of their own, whole
-physical cores each (quiet.py), the builds also at the lowest CPU priority (nice 19): the one
-grading being timed, and the reference's timing before it, have their cores to themselves, and
-its CPU times are compared with the reference's only when the machine held still (rubric.py).
+build of its own, kept between runs; a new one starts as a copy of the first, so the kit's
+objects compile once per run, and a submission recompiles only its own files) while the GPU
+grades the ones already built, up to --jobs at once. With timing on, each lab of a submission is
+graded in two runs: a check (--no-perf), side by side with other submissions' checks and
+sanitizer runs, then a timing of the variants that passed (--no-check), alone: no check, no
+sanitizer and no other timing runs meanwhile (quiet.Turns), so no two timings share the GPU. The
+gradings and the builds run on cores of their own, whole physical cores each (quiet.py), the
+builds also at the lowest CPU priority (nice 19): the timing, and the reference's timing before
+the class, have their cores to themselves, and CPU times are compared with the reference's only
+when the machine held still (rubric.py).
 
 Build isolation: each student file compiles on its own (ninja -k 0 over the files' objects). A
 file that does not compile is replaced by the starter's, so everything else still links and is
@@ -41,6 +43,7 @@ import shutil
 import time
 import traceback
 from contextlib import contextmanager
+from fnmatch import fnmatch
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -51,9 +54,9 @@ from .build import (BUILD_TIMEOUT_S, NINJA_FAILED, NINJA_STATUS, NINJA_SUMMARY, 
                     submission_options, up_to_date)
 from .gradebook import (COLLIDES, VARIANT_COLUMNS, class_rows, drop_class_outputs, load_results, naming_notes,
                         read_roster, staging_exceptions, variant_rows, write_class_outputs)
-from .grading import run_grader, validate_options
+from .grading import run_grader, validate_options, with_options
 from .proc import kill_all, tool_env
-from .quiet import pin, pinned, split_cores
+from .quiet import Turns, pin, pinned, split_cores
 from .programs import build_grader, list_variants, machine_gpu, runner_sandbox, student_files
 from .sandbox import CompileSandbox, choose
 from .sanitize import NO_GPU_TO_SANITIZE, find_sanitizer, gpu_variants, ran_to_the_end, rubric_view, run_sanitized
@@ -61,9 +64,10 @@ from .submissions import (ARCHIVES, NOTHING_HANDED_IN, shown_name, source_key, s
                           submission_names, write_if_changed)
 from .util import (RESULTS, ROOT, LabkitError, UsageError, default_work_dir, error_kind, first_errors, inside,
                    kit_path, print_table, printable, rel, say, write_atomic)
-from .verdicts import BUILD_ERROR, ERROR, TODO
+from .verdicts import BUILD_ERROR, ERROR, PASS, TODO
 
 SCHEMA = "labkit-result/1"
+TIMING_LABEL = "-timing"  # a lab's timing run's files beside its check run's: <lab>-<name>-timing.json
 SEED_RANGE = 1000000007  # the grader's own default seeds are below this too
 # The starter's NotImplemented names its file: "not implemented: scan_rows_naive (01_naive.cu)".
 NOT_IMPLEMENTED_FILE = re.compile(r"\(([^()\s]+\.(?:cu|cpp|cc|cxx|c))\)")
@@ -339,9 +343,11 @@ class Built:
     spans: dict = field(default_factory=dict)        # SPANS: where its time went, in epoch seconds
 
 
-# A result's "spans": {"build": [start, end], "<lab>": {"grade": [start, end], "sanitize": [...]}},
-# epoch seconds (time.time(), comparable across the run's threads and submissions): what the
-# rehearsal (rehearse.py) adds up into where a class's time went and how long the GPU sat idle.
+# A result's "spans": {"build": [start, end], "<lab>": {"check": [start, end], "timing": [...],
+# "sanitize": [...]}}, epoch seconds (time.time(), comparable across the run's threads and
+# submissions), each taken while the phase held its turn on the GPU (not while it waited for one):
+# what the rehearsal (rehearse.py) adds up into where a class's time went and how long the GPU
+# sat idle.
 SPANS = "spans"
 
 
@@ -420,6 +426,7 @@ class Pipeline:
         for i in range(self.jobs):
             self.slots.put(self.work / f"slot-{i}")
         self.prepared = Path(self.args.prebuilt_slot) if self.args.prebuilt_slot else None
+        self.turns = Turns()
 
     def share_kit_objects(self):
         """The kit's own objects compiled once per run, not once per slot: a new slot starts as a
@@ -461,9 +468,14 @@ class Pipeline:
             if runner is None:
                 say(f"{lab}: no reference solution built here: performance points are not graded")
                 continue
+            globs = self.args.variants.split(",") if self.args.variants else ["*"]
+            scored = sorted(n for n in self.rubrics[lab].timed() if any(fnmatch(n, g) for g in globs))
+            if not scored:
+                continue
             say(f"{lab}: timing the reference solution once, to score every submission's times against")
             with pinned(self.cores.timing):  # where the submissions are timed
-                report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
+                report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference",
+                                    with_options(self.args, variants=",".join(scored)),
                                     self.kit_variants[lab], self.sandbox,
                                     log_path=self.out / "reference" / f"{lab}.log")
             report["_key"] = self.key
@@ -608,6 +620,34 @@ class Pipeline:
         return dict(reports.placeholder(lab, built.name, self.kit_variants[lab], status, short),
                     sandbox=runner_sandbox(self.graders[lab], self.sandbox))
 
+    def check_and_time(self, built, lab, out_dir):
+        """The lab's report: with timing off, one grader run; with it on, a check run beside other
+        submissions' checks, then a timing run of the variants that passed, alone on the GPU and
+        the timing cores (Turns), its timings merged into the check's report. Each run's span is
+        recorded while it holds its turn."""
+        grader, runner, kit = self.graders[lab], built.runners[lab], self.kit_variants[lab]
+        args = with_options(self.args, no_perf=True) if self.timing else self.args
+        with self.turns.shared(), span(built.spans, lab, "check"):
+            report = run_grader(grader, runner, lab, built.name, out_dir, args, kit, self.sandbox,
+                                log_path=out_dir / f"{lab}.log", echo=False)
+        # Only what scores points is timed (rubric.Rubric.timed): a class's grades need no more.
+        timed_names = self.rubrics[lab].timed()
+        passed = [v["name"] for v in report.get("variants", [])
+                  if v.get("status") == PASS and not v.get("reference") and v["name"] in timed_names]
+        if not self.timing or not passed or "_file" not in report:
+            return report
+        timing = with_options(self.args, variants=",".join(passed))
+        with self.turns.alone(), span(built.spans, lab, "timing"):
+            if self.stopping:  # interrupted while it waited for its turn: start nothing more
+                raise LabkitError("stopped")
+            timed = run_grader(grader, runner, lab, f"{built.name}{TIMING_LABEL}", out_dir, timing, kit, self.sandbox,
+                               log_path=out_dir / f"{lab}{TIMING_LABEL}.log", echo=False, extra=["--no-check"])
+        if "_file" not in timed:  # the timing run failed: its stand-in says why, on every variant
+            why = next((v.get("detail") for v in timed.get("variants", []) if v.get("detail")), "no report")
+            report.setdefault("performance_problems", []).append(f"the timing run failed: {why}")
+            return report
+        return reports.merge_timing(report, timed)
+
     def grade_lab(self, built, lab, out_dir):
         """(state, detail, report) of one lab of a built submission."""
         if built.failed:
@@ -616,8 +656,7 @@ class Pipeline:
         if lab in built.lab_errors:
             short, full = built.lab_errors[lab]
             return BUILD_ERROR, short, self.stand_in(built, lab, BUILD_ERROR, short, full, out_dir, f"{lab}-build.log")
-        report = run_grader(self.graders[lab], built.runners[lab], lab, built.name, out_dir, self.args,
-                            self.kit_variants[lab], self.sandbox, log_path=out_dir / f"{lab}.log", echo=False)
+        report = self.check_and_time(built, lab, out_dir)
         reports.unstage(report, built.staged)
         failures = built.file_errors.get(lab, {})
         if failures:
@@ -635,7 +674,7 @@ class Pipeline:
         run, with --sanitize and a runner)."""
         sanitized = None
         if self.sanitizer and lab in built.runners:
-            with span(built.spans, lab, "sanitize"):
+            with self.turns.shared(), span(built.spans, lab, "sanitize"):
                 sanitized = self.sanitize(built, lab, report, out_dir)
         scored = rubric.score_lab(self.rubrics[lab], report, self.references.get(lab), gpu=bool(self.gpu),
                                   timing=self.timing, sanitized=sanitized)
@@ -653,8 +692,7 @@ class Pipeline:
         labs = {}
         for lab in self.labs:
             try:
-                with span(built.spans, lab, "grade"):
-                    graded = self.grade_lab(built, lab, out_dir)
+                graded = self.grade_lab(built, lab, out_dir)
                 labs[lab] = self.score(built, lab, *graded, out_dir)
             except Exception as e:  # noqa: BLE001 - see the docstring
                 if self.stopping:
@@ -700,7 +738,7 @@ class Pipeline:
         """Builds and grades todo ([(name, path, key, folder)]), showing progress and the time left.
         Returns the results."""
         done, results, started = 0, [], time.monotonic()
-        grade_workers = 1 if self.timing else self.jobs
+        grade_workers = self.jobs  # side by side; each timing alone (check_and_time)
         side = (lambda cpus: dict(initializer=pin, initargs=(cpus,))) if self.cores else (lambda cpus: {})
         builders = futures.ThreadPoolExecutor(self.jobs, **side(self.cores and self.cores.building))
         graders = futures.ThreadPoolExecutor(grade_workers, **side(self.cores and self.cores.timing))

@@ -10,6 +10,7 @@ no cgroup, no root, the same on a Slurm task's allocation. The grader reads the 
 (labkit::cores(), from its affinity), so its thread sweep stops at the timing side's size."""
 
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,3 +118,42 @@ def pinned(cpus):
         yield
     finally:
         pin(before)
+
+
+class Turns:
+    """The GPU and the timing cores between a class run's gradings: checks and sanitizer runs
+    take them shared (side by side: a check's answers are the same whatever runs beside it), a
+    timing alone. A timing that waits goes before any check that asks after it, so that no timing
+    waits for ever behind a stream of checks."""
+
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._sharing = 0
+        self._alone = False
+        self._waiting = 0
+
+    @contextmanager
+    def shared(self):
+        with self._changed:
+            self._changed.wait_for(lambda: not self._alone and not self._waiting)
+            self._sharing += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._sharing -= 1
+                self._changed.notify_all()
+
+    @contextmanager
+    def alone(self):
+        with self._changed:
+            self._waiting += 1
+            self._changed.wait_for(lambda: not self._alone and not self._sharing)
+            self._waiting -= 1
+            self._alone = True
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._alone = False
+                self._changed.notify_all()

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from .util import ANSI_RE, say, write_atomic
-from .verdicts import BUILD_ERROR, FAILING, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TODO, UNCHECKED
+from .verdicts import BUILD_ERROR, FAIL, FAILING, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TODO, UNCHECKED
 
 # Where a student finds this course's GPUs (the instructor fills it in). A no-GPU message that
 # points there takes the path from here: one home for it.
@@ -384,6 +384,30 @@ def unstage(report, staged):
         if isinstance(c, dict) and isinstance(c.get("detail"), str):
             c["detail"] = without_base(c["detail"], staged)
     return report
+
+
+# What a timing run (grade --no-check on the variants that passed) adds to a check run's report
+# (grade --no-perf), when a class run grades the two apart (batch.Pipeline.grade_lab).
+TIMING_FIELDS = ("performance", "performance_problems", "steady_noise", "timing_photo")
+
+
+def merge_timing(checked, timed):
+    """checked, a check run's report, with timed's timings: its performance entries and problems,
+    and for each variant it timed, the flags and notes of its timing, and a fail where an output of
+    a timed run was wrong (the timing run never calls a variant a pass: it did not check it)."""
+    for field in TIMING_FIELDS:
+        if field in timed:
+            checked[field] = timed[field]
+    rows = {v["name"]: v for v in timed.get("variants", [])}
+    for v in checked.get("variants", []):
+        t = rows.get(v["name"])
+        if not t or v.get("reference"):
+            continue
+        if t.get("status") == FAIL:
+            v["status"], v["detail"] = FAIL, t.get("detail", "")
+        v["flags"] = list(v.get("flags") or []) + [f for f in t.get("flags") or [] if f not in (v.get("flags") or [])]
+        v["notes"] = list(v.get("notes") or []) + [n for n in t.get("notes") or [] if n not in (v.get("notes") or [])]
+    return checked
 
 
 def write_back(report):

@@ -310,7 +310,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                               "), e.g. a one-valued image for a histogram")
         ->type_name("NAME,...")
         ->group(kGradingGroup);
-    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50; --quick " + std::to_string(kQuickRuns) + ")")->check(kPositive)
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50; --quick " + std::to_string(kQuickRuns) + "; a noisy CPU measurement goes on as an adaptive one)")->check(kPositive)
         ->type_name("N")
         ->group(kGradingGroup);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed")
@@ -318,7 +318,7 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
         ->group(kGradingGroup);
     grade_cmd->add_flag("--no-perf", no_perf, "check only")
         ->group(kGradingGroup);
-    grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; never for grading)");
+    grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; a class run times this way only what its check passed)");
     grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")
         ->capture_default_str()
         ->check(kPositive)
