@@ -19,6 +19,7 @@ from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
 from .plots import cmd_plot
 from .profile import PROFILE_SIZE, cmd_profile
+from .rehearse import DEFAULT_OUT as REHEARSAL_OUT, MANIFEST, QUICK_SIZES, SANITIZER, cmd_rehearse
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options, forwarded_args
 from .testrun import cmd_test
@@ -192,6 +193,35 @@ def make_parser(spec=None):
     p.add_argument("--no-perf", action="store_true",
                    help="check correctness only: no timing (Gradescope's machines have no GPU)")
     p.set_defaults(func=cmd_gradescope_bundle)
+
+    p = sub.add_parser(
+        "rehearse", parents=[common], help="instructor: grade a class made from the kit's own material, against what each must get",
+        description="Makes a class from the kit's own material (the solution whole and in part, the labs' "
+        "broken kernels and cheats, the corpus's hostile entries, archives and misfiled files), each "
+        f"with what a grader must give it ({rel(MANIFEST)}), grades it with ./labkit grade-all as an "
+        f"instructor would (timing on; --sanitize {SANITIZER} where there is a GPU), and reports per "
+        "submission the expected and the actual points and verdicts, where the time went, how long the GPU "
+        "sat idle and how stable two gradings of the same submission are. A second call resumes. "
+        "Exit status 1 when any submission got other than it must.")
+    p.add_argument("labs", nargs="*", metavar="LAB", help="the labs to rehearse (default: all); one a call keeps each call short")
+    p.add_argument("--out", metavar="DIR", help=f"the class, its grading and the report (default: {REHEARSAL_OUT}); "
+                   "keep it between calls to resume")
+    p.add_argument("--jobs", type=positive(int), metavar="N", help="grade-all's --jobs (default: grade-all's)")
+    p.add_argument("--work-dir", metavar="DIR", help="grade-all's --work-dir")
+    p.add_argument("--no-sanitize", action="store_true", help=f"no --sanitize {SANITIZER}, also on a GPU")
+    p.add_argument("--no-perf", action="store_true", help="correctness only: no timing, no performance points")
+    speed = p.add_mutually_exclusive_group()
+    speed.add_argument("--quick", action="store_true", help=f"the default: grade-all --quick --sizes {QUICK_SIZES} "
+                       "(one timing per variant; the large sizes the kit's bugs need)")
+    speed.add_argument("--full", action="store_true", help="grade-all's own defaults: every size, every timing")
+    p.add_argument("--sizes", metavar="SIZES", help="grade-all's --sizes instead")
+    p.add_argument("--cpu-only", action="store_true", help="only the submissions whose checks show without a GPU")
+    p.add_argument("--gpu-only", action="store_true", help="only the submissions there for what a GPU shows, and those checked on both (the twins)")
+    p.add_argument("--sample", action="store_true", help="only the small class of the manifest's sample entries (what CI grades)")
+    p.add_argument("--limit", type=positive(int), metavar="N", help="at most the first N submissions of each lab")
+    p.add_argument("--no-grade", action="store_true", help="grade nothing: judge the results already in --out")
+    p.add_argument("--manifest", metavar="FILE", help=f"another manifest (default: {rel(MANIFEST)})")
+    p.set_defaults(func=cmd_rehearse)
 
     p = sub.add_parser("run", parents=[common], help="run one variant on an image",
                        description="Runs VARIANT of LAB on IMG and writes a picture of the result as a "
