@@ -152,11 +152,14 @@ def check_cases_cache(grader, runner, tmp):
         fail(f"the first grading did not keep its cases (exit {code}, slots {[p.name for p in slots]})")
     if oct(cache.stat().st_mode & 0o777) != oct(0o700):
         fail(f"the cache folder is readable by others: {oct(cache.stat().st_mode & 0o777)}")
-    # Each case keeps its shared pattern (which --emulate's extra orders run on), "-" for the others.
+    # Each case keeps its shared pattern (which --emulate's extra orders run on), "-" for the others,
+    # and the reference's seconds on it (each case's deadline is made from them).
     rows = [line.split("\t") for line in (slots[0] / "cases.tsv").read_text().splitlines()[1:]]
-    made = {name.split(" ", 1)[1] for name, _, pattern in rows if pattern != "-"} if all(len(r) == 3 for r in rows) else None
+    made = {name.split(" ", 1)[1] for name, _, pattern, _ in rows if pattern != "-"} if all(len(r) == 4 for r in rows) else None
     if made is None or "random" not in made or any(r[2] not in ("-", r[0].split(" ")[-1]) for r in rows):
         fail(f"the cache does not keep each case's pattern: {rows[:3]}")
+    if any(float(r[3]) < 0 for r in rows) or not any(float(r[3]) > 0 for r in rows):
+        fail(f"the cache does not keep the reference's time on each case: {rows[:3]}")
     stamps = {p: (p / "cases.tsv").stat().st_mtime_ns for p in slots}
     code, second = run(3)
     if code != 0 or verdicts(second) != verdicts(first):

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -86,6 +87,61 @@ constexpr double kWallPerCaseS = 2;
 constexpr double kWallPerMeasurementS = 30;
 constexpr std::size_t kSanitizerFindingsKept = 3;  // the first say what and where; the log has the rest
 
+// The deadlines of a `runner check` call's cases: kDeadlineFactor and its neighbours (grade.hpp).
+// The step a variant is a configuration of (see kHungStepS).
+std::string step_of(const RunnerVariant& v) {
+    return v.exercise + "\t" + v.kind + "\t" + v.summary + "\t" + std::to_string(v.program);
+}
+
+// The silence limit of one `runner check` call, set at each case's `begin` (see kDeadlineFactor).
+class CaseDeadlines {
+public:
+    // hung_sibling: a configuration of the same step that hung ("" for none).
+    CaseDeadlines(const GraderExercise& ex, double timeout_s, bool sanitized, std::string hung_sibling, double floor_s)
+        : ex_(ex), timeout_s_(timeout_s), sanitized_(sanitized), hung_sibling_(std::move(hung_sibling)), floor_s_(floor_s) {}
+
+    // Case i begins; first: no case of the call has been answered yet (the runner's start counts).
+    void begin(std::size_t i, bool first) {
+        double s = 0;
+        std::string why;
+        if (!hung_sibling_.empty()) {
+            s = kHungStepS;
+            why = "a short deadline, as " + hung_sibling_ + " (a configuration of the same step) hung";
+        } else {
+            const double reference_s = ex_.reference_seconds(i);
+            s = std::max(floor_s_, kDeadlineFactor * reference_s) + (first ? kRunnerStartS : 0);
+            const double reference_ms = reference_s * kMsPerS;
+            constexpr double kWholeMs = 10;  // from here on, whole milliseconds: "0.0079 ms", "1.3 ms", "312 ms"
+            char ms[32], text[160];
+            if (reference_ms < kWholeMs) std::snprintf(ms, sizeof ms, "%.2g", reference_ms);
+            else std::snprintf(ms, sizeof ms, "%.0f", reference_ms);
+            std::snprintf(text, sizeof text, "the deadline came from the reference: %gx its %s ms on this case, at least %s s",
+                          kDeadlineFactor, ms, seconds_text(floor_s_).c_str());
+            why = text;
+            if (first) why += ", and " + seconds_text(kRunnerStartS) + " s for the runner's start";
+        }
+        if (sanitized_) {
+            s *= kSanitizerSlowdown;
+            why += ", " + seconds_text(kSanitizerSlowdown) + "x under compute-sanitizer";
+        }
+        if (s >= timeout_s_) {  // --timeout is the most: it says so itself
+            s = timeout_s_;
+            why.clear();
+        }
+        limit_ = {s, why};
+    }
+    const SilenceLimit& limit() const { return limit_; }
+
+private:
+    const GraderExercise& ex_;
+    double timeout_s_;
+    bool sanitized_;
+    std::string hung_sibling_;
+    double floor_s_;
+    SilenceLimit limit_;
+    static constexpr double kMsPerS = 1000;
+};
+
 Judgement judge_digest(const std::string& hex, std::uint64_t want) {
     std::uint64_t got = 0;
     std::size_t used = 0;
@@ -112,6 +168,7 @@ void explain_wrong_digests(VariantResult& r, const std::vector<std::size_t>& wro
     again.args.erase(digest, digest + 2);  // the file this time
     again.args.insert(again.args.end(), {"--only", std::to_string(first)});
     again.log = (work / (v.name + "-again.log")).string();
+    again.silence = nullptr;  // its handler sets no deadlines: the fixed --timeout
     std::optional<Judgement> judged;
     const auto [w, h] = ex.case_size(first);
     const long long pixels = static_cast<long long>(w) * h;
@@ -175,10 +232,10 @@ bool reordered(const GraderExercise& ex, std::size_t i) {
 // answer to a case not answered before, nothing else the runner prints.
 // schedule: an emulated GPU variant's (check_emulated), which is asked only the emulated_case()s;
 // "" for any other. reordered_only: the cases that reordered() leaves out are neither asked for
-// nor counted.
+// nor counted. hung_sibling: a configuration of the same step that hung (step_of), or "".
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                             const fs::path& work, labkit::Progress& progress, const std::string& schedule = "",
-                            bool reordered_only = false) {
+                            bool reordered_only = false, const std::string& hung_sibling = "") {
     VariantResult r = start_result(v);
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
@@ -217,6 +274,13 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                     (work / (v.name + ".log")).string(), answers, v.kind == "gpu",
                     o.timeout_s * kWallSilences + per_case_s * r.cases_total, answer_bytes(largest), sanitized};
     call.program = v.program;
+    // A deadline per case where the reference's time predicts the variant's (kDeadlineFactor).
+    const bool own_deadlines = v.program == 0 && !v.emulated && !v.simulated && schedule.empty() && !asked.empty();
+    CaseDeadlines deadlines(ex, o.timeout_s, sanitized, hung_sibling, v.kind == "gpu" ? kDeadlineFloorS : kCpuDeadlineFloorS);
+    if (own_deadlines) {
+        deadlines.begin(asked.front(), true);  // until the first `begin`: its start and first case
+        call.silence = &deadlines.limit();
+    }
     if (!digests.empty()) call.args.insert(call.args.end(), {"--digest", join_commas(digests)});
     if (!schedule.empty()) call.args.insert(call.args.end(), {"--schedule", schedule});
     // Only what is counted is run: an emulated case on a long side costs seconds.
@@ -236,6 +300,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
             if (key == "begin") {
                 current = ex.case_name(i);
                 progress.detail(v.name + " " + current);
+                if (own_deadlines) deadlines.begin(i, r.cases_passed + r.cases_failed == 0);
                 return false;
             }
             if (key == "done" && !answered[i]) {
@@ -380,6 +445,13 @@ struct Timing {
     std::vector<std::string> notes;  // what the timings show that costs nothing (VariantResult::notes)
     std::string wrong;               // the output of a timed run was wrong: the variant fails
     std::string problem;             // the runner failed while timing
+    // CPU measurements that kept more threads busy (or wanting a core) than they were given: each
+    // a flag only once a repeat confirms it (confirm_busy); what was seen, in words.
+    struct Busy {
+        PerfLine line;
+        std::string seen;
+    };
+    std::vector<Busy> busy;
 };
 
 // Reported kernel time must fit in the wall time the grader measured, with room for clock
@@ -403,6 +475,16 @@ constexpr double kBusyFactor = 1.1, kBusySlack = 0.05, kBusyMinMs = 1;
 // running or waiting. An honest team of t reads at most t; kDemandSlack more threads are allowed
 // for an OpenMP pool that a larger team of an earlier measurement left spinning.
 constexpr double kDemandSlack = 0.5;
+// Either bound passed is only a suspicion: the variant is timed again at that point (confirm_busy),
+// with calls enough for kBusyMinCpuMs of CPU time, and flagged only when the repeat passes a bound
+// too. The errors that do not shrink with a measurement's length (a team's start and its spin
+// after the region, a thread's time read as of its last tick: 4 ms at HZ=250, cpu_clock.hpp) are
+// a few ms each: over 50 ms they weigh about what kBusySlack allows, over 7 calls of 1.3 ms (the
+// reference's cpu-openmp-expert under --quick on a loaded 2-core node, read as 1.2 threads busy
+// given 1) they decide the reading. The repeat asks for kRepeatMargin times the calls the first
+// reading's CPU time per call needs, as they may run faster the second time (a core freed).
+constexpr double kBusyMinCpuMs = 50;
+constexpr double kRepeatMargin = 2;
 // The other way round: a measurement given t >= 2 threads, on a machine with c cores, that kept
 // fewer than 1 + kIdleShare * (min(t, c) - 1) busy (1.1 of 2, 2.5 of 16) did not share its work
 // among them: a missing `parallel`, a thread count not passed on, or one thread doing what the
@@ -457,6 +539,22 @@ std::string idle_threads_note(const std::vector<PerfLine>& lines) {
                   "kept %.1f threads busy when given %d at %dx%d (CPU time over wall time of its timed calls): is the work "
                   "shared among the threads it is given? (a machine loaded by other work also leaves fewer cores)",
                   busy, most->threads, most->width, most->height);
+    return text;
+}
+
+// What a CPU measurement shows of threads it was not given: busy, or (on a loaded machine)
+// waiting for a core; "" when it kept within its bounds.
+std::string threads_over(const PerfLine& l) {
+    const double bound = l.ms * (l.threads * kBusyFactor + kBusySlack);
+    char text[240] = "";
+    if (l.ms >= kBusyMinMs && l.cpu_ms > bound)
+        std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
+                      l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
+    else if (l.demand_ms > bound + l.ms * kDemandSlack)
+        std::snprintf(text, sizeof text,
+                      "kept %.1f threads running or waiting for a core when given %d (%.1f of them busy; their time over the "
+                      "wall time of %d timed calls of %.1f ms)",
+                      l.demand_ms / l.ms, l.threads, l.cpu_ms / l.ms, l.runs, l.ms);
     return text;
 }
 
@@ -608,8 +706,9 @@ private:
 // Runs `runner time` for one variant. Only a measurement that was asked for, came after its
 // `begin`, fits in the wall time around it and whose checked output is right counts as progress
 // and as a timing; anything else is flagged, and a wrong output fails the variant.
+// log: the suffix of its log's name (a repeat's is its own).
 Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
-                   const fs::path& work, labkit::Progress& progress) {
+                   const fs::path& work, labkit::Progress& progress, const std::string& log = "-time") {
     Timing t;
     const fs::path answers = work / ("timed-" + v.name);
     fs::create_directories(answers);
@@ -638,7 +737,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
         argv.insert(argv.end(), {"--params", join_commas(params)});
     const std::size_t per_size = info.perf_patterns.size() * params.size() * (v.kind == "cpu" ? o.perf.threads.size() : 1);
     const int largest = *std::max_element(o.perf.sizes.begin(), o.perf.sizes.end());
-    RunnerCall call{std::move(argv), (work / (v.name + "-time.log")).string(), answers, v.kind == "gpu",
+    RunnerCall call{std::move(argv), (work / (v.name + log + ".log")).string(), answers, v.kind == "gpu",
                     o.timeout_s * kWallSilences + kWallPerMeasurementS * per_size * o.perf.sizes.size(),
                     answer_bytes(static_cast<std::uintmax_t>(largest) * largest)};
     call.program = v.program;
@@ -713,19 +812,8 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
                           l.late_ms);
             add_flag(t, text);
         }
-        if (v.kind == "cpu") {  // threads it was not given: busy, or (on a loaded machine) waiting for a core
-            const double bound = l.ms * (l.threads * kBusyFactor + kBusySlack);
-            char text[240] = "";
-            if (l.ms >= kBusyMinMs && l.cpu_ms > bound)
-                std::snprintf(text, sizeof text, "kept %.1f threads busy when given %d (CPU time over wall time of %d timed calls of %.1f ms)",
-                              l.cpu_ms / l.ms, l.threads, l.runs, l.ms);
-            else if (l.demand_ms > bound + l.ms * kDemandSlack)
-                std::snprintf(text, sizeof text,
-                              "kept %.1f threads running or waiting for a core when given %d (%.1f of them busy; their time over the "
-                              "wall time of %d timed calls of %.1f ms)",
-                              l.demand_ms / l.ms, l.threads, l.cpu_ms / l.ms, l.runs, l.ms);
-            if (text[0] != '\0') add_flag(t, text);
-        }
+        if (v.kind == "cpu")  // a suspicion, which confirm_busy() times again
+            if (auto seen = threads_over(l); !seen.empty()) t.busy.push_back({l, std::move(seen)});
         lines.push_back(std::move(l));
         return true;
     };
@@ -736,7 +824,7 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     wrong(checks.finish());
     if (v.kind == "cpu") {
         if (auto note = idle_threads_note(lines); !note.empty()) t.notes.push_back(std::move(note));
-        if (auto note = busy_machine_note(lines, load_average(), labkit::cores()); !note.empty()) t.notes.push_back(std::move(note));
+        if (auto note = busy_machine_note(lines, load_average(), labkit::machine_cores()); !note.empty()) t.notes.push_back(std::move(note));
     }
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
@@ -745,13 +833,70 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     return t;
 }
 
+// Each measurement of t that kept more threads busy than it was given is timed again, alone, with
+// calls enough for kBusyMinCpuMs of CPU time: a flag when the repeat passes a bound too, else a
+// note that costs nothing, and the repeat's timing stands for the first one (a variant that
+// behaved only when timed again gains nothing by it).
+void confirm_busy(Timing& t, const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                  const fs::path& work, labkit::Progress& progress) {
+    for (std::size_t k = 0; k < t.busy.size() && t.wrong.empty(); ++k) {
+        const PerfLine& l = t.busy[k].line;
+        GradeOptions again = o;
+        again.perf.sizes = {l.width};
+        again.perf.patterns = {l.pattern};
+        again.perf.params = {l.params};
+        again.perf.threads = {l.threads};
+        const double cpu_per_call = std::max({l.cpu_ms, l.ms, kBusyMinMs});
+        again.perf.policy.fixed_runs =
+            std::max(labkit::RunPolicy::kMinRuns, static_cast<int>(std::ceil(kBusyMinCpuMs * kRepeatMargin / cpu_per_call)));
+        progress.detail(v.name + " timed again");
+        Timing r = time_runner(v, ex, again, runner, work, progress, "-time-again-" + std::to_string(k));
+        for (const auto& f : r.flags) add_flag(t, f);  // anything else it did wrong in the repeat counts too
+        if (!r.wrong.empty()) t.wrong = r.wrong;
+        char where[120];
+        std::snprintf(where, sizeof where, "at %dx%d, %s, %d thread%s: ", l.width, l.height, l.pattern.c_str(), l.threads,
+                      l.threads == 1 ? "" : "s");
+        if (!r.problem.empty() || r.points.size() != 1) {
+            add_flag(t, where + t.busy[k].seen + "; timing it again to confirm failed: " +
+                            (r.problem.empty() ? "no timing came back" : r.problem));
+            continue;
+        }
+        const PerfLine& repeat = r.points.front().line;
+        const double cpu_total_ms = repeat.cpu_ms * repeat.runs;
+        const std::string seen_again = threads_over(repeat);
+        if (!seen_again.empty() && cpu_total_ms >= kBusyMinCpuMs) {
+            char total[80];
+            std::snprintf(total, sizeof total, " (%.0f ms of CPU time): confirmed", cpu_total_ms);
+            add_flag(t, where + t.busy[k].seen + "; timed again, " + seen_again + total);
+            continue;
+        }
+        char repeat_text[320];
+        std::snprintf(repeat_text, sizeof repeat_text,
+                      "; timed again (%d calls of %.1f ms, %.0f ms of CPU time), it kept %.1f threads busy and %.1f running or "
+                      "waiting for a core%s: not confirmed, so not flagged (a loaded machine?), and the repeat's timing is kept",
+                      repeat.runs, repeat.ms, cpu_total_ms, repeat.ms > 0 ? repeat.cpu_ms / repeat.ms : 0.0,
+                      repeat.ms > 0 ? repeat.demand_ms / repeat.ms : 0.0,
+                      seen_again.empty() ? "" : ", in too little CPU time to tell");
+        t.notes.push_back(where + t.busy[k].seen + repeat_text);
+        for (auto& p : t.points)
+            if (p.line.pattern == l.pattern && p.line.params == l.params && p.line.width == l.width &&
+                p.line.height == l.height && p.line.threads == l.threads)
+                p.line = repeat;
+    }
+    t.busy.clear();
+}
+
 Timing time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                     const fs::path& work, labkit::Progress& progress) {
-    if (!v.reference) return time_runner(v, ex, o, runner, work, progress);
+    if (!v.reference) {
+        Timing t = time_runner(v, ex, o, runner, work, progress);
+        confirm_busy(t, v, ex, o, runner, work, progress);
+        return t;
+    }
     progress.detail(v.name + " (in the grader)");
     Timing t;
     auto lines = ex.time_reference(o.perf);
-    if (auto note = busy_machine_note(lines, load_average(), labkit::cores()); !note.empty()) t.notes.push_back(std::move(note));
+    if (auto note = busy_machine_note(lines, load_average(), labkit::machine_cores()); !note.empty()) t.notes.push_back(std::move(note));
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});
@@ -819,6 +964,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     }
 
     labkit::Progress progress("checking", static_cast<int>(chosen.size()));
+    std::map<std::string, std::string> hung;  // step_of() -> its first configuration that timed out
     for (const auto& v : chosen) {
         progress.step(v.name);
         VariantResult r = start_result(v);
@@ -832,7 +978,10 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
             r.status = Status::skipped;  // timed, never called a pass
             r.detail = "not checked (--no-check)";
         } else {
-            r = check_variant(v, find_exercise(exercises, v.exercise), o, runner, work.path(), progress);
+            const auto sibling = hung.find(step_of(v));
+            r = check_variant(v, find_exercise(exercises, v.exercise), o, runner, work.path(), progress, "", false,
+                              sibling == hung.end() ? "" : sibling->second);
+            if (r.status == Status::timeout) hung.emplace(step_of(v), v.name);
         }
         report.results.push_back(std::move(r));
     }

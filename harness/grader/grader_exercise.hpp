@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -107,6 +109,9 @@ public:
     // The expected output's digest (labkit/digest.hpp) where case i may be answered with one: a
     // large output compared exactly. Otherwise none: the answer comes as a file.
     virtual std::optional<std::uint64_t> expected_digest(std::size_t i) const = 0;
+    // The wall time, in seconds, that the reference took to compute case i's expected output
+    // (kept with the case in the cache): what a runner's deadline for the case is made from.
+    virtual double reference_seconds(std::size_t i) const = 0;
     // Reads the runner's answer file for case i and compares it with the reference; a wrong output
     // gets a diff image in diff_dir (none when diff_dir is empty).
     virtual Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
@@ -216,6 +221,7 @@ public:
     }
     std::filesystem::path manifest() const override { return manifest_; }
     std::optional<std::uint64_t> expected_digest(std::size_t i) const override { return cases_.at(i).digest; }
+    double reference_seconds(std::size_t i) const override { return cases_.at(i).reference_s; }
 
     Judgement judge(std::size_t i, const std::filesystem::path& answer, const std::string& diff_dir,
                     const std::string& variant) const override {
@@ -409,6 +415,7 @@ private:
         labkit::HostImage<Out> want;
         std::optional<std::uint64_t> digest;  // where a digest may stand for the answer file
         std::optional<labkit::Pattern> pattern;  // the shared pattern of the input; none: a lab case or a photo
+        double reference_s = 0;  // the reference's wall time on it
     };
 
     // The digest that may stand for the answer file: large outputs compared exactly.
@@ -423,9 +430,12 @@ private:
         if (max_pixels_ > 0 && static_cast<long long>(input.width()) * input.height() > max_pixels_) return;
         const auto [w, h] = C::output_size(input.width(), input.height(), params);
         labkit::HostImage<Out> want(w, h);
+        using Clock = std::chrono::steady_clock;
+        const auto start = Clock::now();
         C::reference(input.view(), want.view(), params);
+        const double reference_s = std::chrono::duration<double>(Clock::now() - start).count();
         auto digest = digest_of(want, params);
-        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest, pattern});
+        cases_.push_back({std::move(name), std::move(input), std::move(params), std::move(want), digest, pattern, reference_s});
     }
 
     void build_cases(const CaseSettings& settings) {
@@ -450,14 +460,15 @@ private:
         try {
             for (std::string line; std::getline(index, line);) {
                 auto f = split_tabs(line);
-                f.resize(3);
+                // name, params, pattern, the reference's seconds; any other layout is built again
+                if (f.size() != 4) throw std::runtime_error("a cases.tsv line of another layout");
                 const auto i = std::to_string(cases_.size());
                 auto input = read_raw<In>(slot.dir / ("input-" + i + ".raw"));
                 auto want = read_raw<Out>(slot.dir / ("want-" + i + ".raw"));
                 auto params = C::parse_params(f[1]);
                 auto digest = digest_of(want, params);
                 cases_.push_back({f[0], std::move(input), std::move(params), std::move(want), digest,
-                                  labkit::parse_pattern(f[2])});
+                                  labkit::parse_pattern(f[2]), std::stod(f[3])});
             }
         } catch (const std::exception&) {
             cases_.clear();
@@ -478,8 +489,10 @@ private:
                     throw std::runtime_error("a case name holds a tab or a line break: " + c.name);
                 write_raw<In>(staging / ("input-" + std::to_string(i) + ".raw"), c.input.view());
                 write_raw<Out>(staging / ("want-" + std::to_string(i) + ".raw"), c.want.view());
+                char seconds[32];  // every digit: a deadline made from a cached case is the one made from a built case
+                std::snprintf(seconds, sizeof seconds, "%.17g", c.reference_s);
                 index << c.name << '\t' << C::params_text(c.params) << '\t'
-                      << (c.pattern ? labkit::pattern_name(*c.pattern) : "-") << '\n';
+                      << (c.pattern ? labkit::pattern_name(*c.pattern) : "-") << '\t' << seconds << '\n';
             }
             index.close();
             if (!index) throw std::runtime_error("cannot write " + (staging / "cases.tsv").string());

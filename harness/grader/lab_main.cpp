@@ -319,7 +319,15 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_flag("--no-perf", no_perf, "check only")
         ->group(kGradingGroup);
     grade_cmd->add_flag("--no-check", no_check, "time only, without checking (for tuning; a class run times this way only what its check passed)");
-    grade_cmd->add_option("--timeout", timeout, "kill a variant after this many seconds without progress")
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", kDeadlineFactor);
+    grade_cmd->add_option("--timeout", timeout,
+                          "kill a variant after this many seconds without progress: the most any case waits. Each case of a "
+                          "native variant has a deadline of its own, " + std::string(factor) + "x the reference's time on it, at "
+                          "least " + seconds_text(kDeadlineFloorS) + " s (a CPU variant: " + seconds_text(kCpuDeadlineFloorS) + " s), " + seconds_text(kRunnerStartS) +
+                          " s more on the first (the runner's start), " + seconds_text(kHungStepS) +
+                          " s once a configuration of the same step has hung; emulated, simulated and Python-track variants "
+                          "wait this long")
         ->capture_default_str()
         ->check(kPositive)
         ->type_name("SEC")

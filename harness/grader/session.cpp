@@ -150,6 +150,7 @@ ChildOutcome Runner::call(const RunnerCall& c, const LineHandler& on_line) const
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     SpawnOptions o;
     o.silence_timeout_s = silence_s_;
+    o.silence_limit = c.silence;
     o.log_path = c.log;
     o.wall_limit_s = c.wall_s;
     o.sandbox = &sandbox_;

@@ -56,6 +56,7 @@ struct RunnerCall {
     bool sanitized = false;            // under the Runner's sanitizer, when it has one
     std::size_t program = 0;           // RunnerVariant::program
     const Replies* replies = nullptr;  // its stdin, for the answers to its requests; nullptr: /dev/null
+    const SilenceLimit* silence = nullptr;  // changed by its line handler; nullptr: the Runner's silence_s()
 };
 
 // The runner programs of one grading run (student code): the native runner, and the Python

@@ -26,6 +26,14 @@ namespace {
 constexpr int kExecFailed = 127;  // what a shell returns for a program it could not start
 }
 
+std::string seconds_text(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", s);
+    std::string out = text;
+    if (out.ends_with(".0")) out.resize(out.size() - 2);
+    return out;
+}
+
 std::string printable(const std::string& text) {
     // Control characters go (they move cursors and recolour tables); bytes that are not UTF-8
     // become U+FFFD, so that every report format (JSON above all, which refuses them) takes the
@@ -258,6 +266,8 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
 
     ChildOutcome out;
     CappedLog log(options.log_path);
+    // The silence allowed now: the caller's line handler may change it as the child moves on.
+    const auto silence_s = [&] { return options.silence_limit ? options.silence_limit->seconds : options.silence_timeout_s; };
     const auto start = Clock::now();
     auto last_progress = start;
     std::string pending;
@@ -329,9 +339,10 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
         }
         if (reaped && seconds_since(exited_at) > kDrainS) break;
         char why[160];
-        if (seconds_since(last_progress) > options.silence_timeout_s) {
-            std::snprintf(why, sizeof why, "no progress for %.0f s: killed (a hang or deadlock?)", options.silence_timeout_s);
-            stop(ChildOutcome::End::timed_out, why);
+        if (seconds_since(last_progress) > silence_s()) {
+            std::snprintf(why, sizeof why, "no progress for %s s: killed (a hang or deadlock?)", seconds_text(silence_s()).c_str());
+            const std::string reason = options.silence_limit ? options.silence_limit->reason : "";
+            stop(ChildOutcome::End::timed_out, why + (reason.empty() ? "" : "; " + reason));
         } else if (options.wall_limit_s > 0 && seconds_since(start) > options.wall_limit_s) {
             std::snprintf(why, sizeof why, "ran past its wall-clock limit of %.0f s: killed", options.wall_limit_s);
             stop(ChildOutcome::End::timed_out, why);
@@ -350,7 +361,7 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
             reaped = r == pid;
             break;
         }
-        if (seconds_since(last_progress) > options.silence_timeout_s ||
+        if (seconds_since(last_progress) > silence_s() ||
             (options.wall_limit_s > 0 && seconds_since(start) > options.wall_limit_s)) {
             out.end = ChildOutcome::End::timed_out;
             out.why = "did not exit after closing its pipes: killed";

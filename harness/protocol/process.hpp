@@ -3,10 +3,10 @@
 //
 // The child reports through a pipe on its file descriptor kReportFd, one "key<TAB>value" line at
 // a time. The parent kills it (SIGKILL to its process group, and with it the sandbox) when it
-// makes no progress for `silence_timeout_s`, runs past `wall_limit_s`, or writes more than
-// `watched_bytes` into the watched folder. What is progress is the caller's to say (an answer
-// that came back, not any line of text). Its stdout and stderr go, through the parent, to a log
-// file cut at kMaxLogBytes.
+// makes no progress for `silence_timeout_s` (or a SilenceLimit's current seconds), runs past
+// `wall_limit_s`, or writes more than `watched_bytes` into the watched folder. What is progress
+// is the caller's to say (an answer that came back, not any line of text). Its stdout and stderr
+// go, through the parent, to a log file cut at kMaxLogBytes.
 #pragma once
 
 #include <cstdint>
@@ -67,8 +67,18 @@ private:
     int fds_[2];
 };
 
+// A silence limit that changes while the child runs: the caller's line handler sets it as the
+// child moves on (a runner call gives each case a deadline of its own, grader::check_variant).
+// The silence is still counted from the last progress; `reason` says where the limit came from,
+// after the timeout's "no progress for N s" ("" adds nothing).
+struct SilenceLimit {
+    double seconds = 60;
+    std::string reason;
+};
+
 struct SpawnOptions {
     double silence_timeout_s = 60;
+    const SilenceLimit* silence_limit = nullptr;  // read at every look at the clocks; nullptr: silence_timeout_s
     std::string log_path;  // the child's stdout and stderr; empty: discarded
     double wall_limit_s = 0;  // 0: none
     const Sandbox* sandbox = nullptr;  // student code; nullptr: a kit program, run as it is
@@ -86,6 +96,9 @@ ChildOutcome spawn(const std::vector<std::string>& argv, const SpawnOptions& opt
 // Text from a child (student code: exception messages, logs) without control characters, so
 // that nothing it prints can move the cursor or recolour the grader's tables. Tabs stay.
 std::string printable(const std::string& text);
+
+// Seconds as a report says them: "2", "2.5", "60" (one decimal, none when it is 0).
+std::string seconds_text(double s);
 
 // The last `lines` lines of a text file, joined by " | " (for a detail column), or "".
 std::string log_tail(const std::string& path, int lines);

@@ -44,4 +44,18 @@ Symptom: images no wider/taller than one section are correct (there is no chain)
         "old": "    const int x0 = section * kSection + t * kN;\n",
         "new": "    const int x0 = static_cast<int>(blockIdx.x) / groups * kSection + t * kN;  // BUG (deliberate): data by blockIdx\n",
     },
+    "sp_first_section_never_publishes": {
+        "file": "04_single_pass.cu",
+        "about": """Bug: the publish is skipped for the first section of every row as well as for the last: the
+  first section waits for nobody, and the student took that to mean it has nothing to pass on.
+  The block of section 1 spins on a chain word that the memset cleared and nobody writes, and
+  every later section of the row waits on the one before it: a deadlock.
+Symptom: images no wider (first pass) and no taller (second pass, over the transpose) than one
+  section are right; the first larger case hangs the GPU, in every configuration, until the
+  grader kills the runner: TIMEOUT naming that case, within a deadline made from the
+  reference's time on it, and a few seconds for each sibling configuration after the first.
+  Killing the runner ends its context: the next runner has the GPU to itself.""",
+        "old": "    if (t == 0 && row_inside && section + 1 < sections)\n",
+        "new": "    if (t == 0 && row_inside && section > 0 && section + 1 < sections)  // BUG (deliberate): section 0 never publishes\n",
+    },
 }
