@@ -43,7 +43,6 @@ import shutil
 import time
 import traceback
 from contextlib import contextmanager
-from fnmatch import fnmatch
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -468,14 +467,9 @@ class Pipeline:
             if runner is None:
                 say(f"{lab}: no reference solution built here: performance points are not graded")
                 continue
-            globs = self.args.variants.split(",") if self.args.variants else ["*"]
-            scored = sorted(n for n in self.rubrics[lab].timed() if any(fnmatch(n, g) for g in globs))
-            if not scored:
-                continue
             say(f"{lab}: timing the reference solution once, to score every submission's times against")
             with pinned(self.cores.timing):  # where the submissions are timed
-                report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference",
-                                    with_options(self.args, variants=",".join(scored)),
+                report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
                                     self.kit_variants[lab], self.sandbox,
                                     log_path=self.out / "reference" / f"{lab}.log")
             report["_key"] = self.key
@@ -630,10 +624,10 @@ class Pipeline:
         with self.turns.shared(), span(built.spans, lab, "check"):
             report = run_grader(grader, runner, lab, built.name, out_dir, args, kit, self.sandbox,
                                 log_path=out_dir / f"{lab}.log", echo=False)
-        # Only what scores points is timed (rubric.Rubric.timed): a class's grades need no more.
-        timed_names = self.rubrics[lab].timed()
-        passed = [v["name"] for v in report.get("variants", [])
-                  if v.get("status") == PASS and not v.get("reference") and v["name"] in timed_names]
+        # Every variant that passed is timed, also where its group scores no performance points:
+        # the timing's own checks (a timed output that is wrong, work outside the timed region)
+        # are part of the grade (tests/corpus/work_outside_timed_region).
+        passed = [v["name"] for v in report.get("variants", []) if v.get("status") == PASS and not v.get("reference")]
         if not self.timing or not passed or "_file" not in report:
             return report
         timing = with_options(self.args, variants=",".join(passed))

@@ -75,11 +75,6 @@ class Rubric:
     sanitizer_penalty: float = 0.0
     unscored: list = field(default_factory=list)  # student variants no group names
 
-    def timed(self):
-        """The variants whose times score points (a group with performance points): all a class
-        run needs timed."""
-        return {v["name"] for g in self.groups if g.performance > 0 for v in g.variants}
-
 
 def _number(table, key, where, default=None, low=0.0):
     value = table.get(key, default)
