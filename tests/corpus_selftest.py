@@ -70,6 +70,7 @@ LABKIT = ROOT / "labkit"
 sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
 from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from harness/protocol/sandbox.hpp)
+from labkit.batch import TIMING_LABEL  # noqa: E402  (a class run's timing run's files: <lab>-<name>-timing.json)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -974,7 +975,10 @@ def check_honest_reports(group):
         if row is None:
             continue
         want = {v.get("name"): v.get("status") for v in lab_report(row, e.lab).get("variants", [])}
-        reports = [f for d in result_dirs(group, e.sub_name) for f in d.glob(f"{e.lab}*.json")]
+        # The verdicts' reports: a timing run's (grade-all with timing: --no-check, every variant
+        # "skipped") gives its timings to the check's report, which the result names.
+        reports = [f for d in result_dirs(group, e.sub_name) for f in d.glob(f"{e.lab}*.json")
+                   if not f.stem.endswith(TIMING_LABEL)]
         if not reports:
             group.problems.append(f"{e.name}: no report file found")
         for f in reports:
