@@ -247,6 +247,7 @@ def fake_pipeline(tmp, grader, kit):
     pipe.results = pipe.out / "results"
     pipe.results.mkdir(parents=True)
     pipe.sanitizer, pipe.gpu, pipe.timing, pipe.key, pipe.stopping = None, None, False, "key", False
+    pipe.turns, pipe.cores, pipe.prepared = batch.Turns(), None, None
     return pipe
 
 
