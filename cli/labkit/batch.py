@@ -628,7 +628,7 @@ class Pipeline:
         # the timing's own checks (a timed output that is wrong, work outside the timed region)
         # are part of the grade (tests/corpus/work_outside_timed_region).
         passed = [v["name"] for v in report.get("variants", []) if v.get("status") == PASS and not v.get("reference")]
-        if not self.timing or not passed or "_file" not in report:
+        if not self.timing or not passed or reports.stand_in_reason(report):
             return report
         timing = with_options(self.args, variants=",".join(passed))
         with self.turns.alone(), span(built.spans, lab, "timing"):
@@ -636,8 +636,8 @@ class Pipeline:
                 raise LabkitError("stopped")
             timed = run_grader(grader, runner, lab, f"{built.name}{TIMING_LABEL}", out_dir, timing, kit, self.sandbox,
                                log_path=out_dir / f"{lab}{TIMING_LABEL}.log", echo=False, extra=["--no-check"])
-        if "_file" not in timed:  # the timing run failed: its stand-in says why, on every variant
-            why = next((v.get("detail") for v in timed.get("variants", []) if v.get("detail")), "no report")
+        why = reports.stand_in_reason(timed)
+        if why:  # the timing run failed
             report.setdefault("performance_problems", []).append(f"the timing run failed: {why}")
             return report
         return reports.merge_timing(report, timed)

@@ -22,7 +22,7 @@ from .profile import PROFILE_SIZE, cmd_profile
 from .rehearse import DEFAULT_OUT as REHEARSAL_OUT, MANIFEST, QUICK_SIZES, SANITIZER, cmd_rehearse
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options, forwarded_args
-from .testrun import cmd_test
+from .testrun import GPU_BUDGET_S, cmd_test
 from .verdicts import BUILD_ERROR, CRASH, ERROR, FAIL, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TIMEOUT, TODO
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
 
@@ -338,7 +338,7 @@ def make_parser(spec=None):
     p.add_argument("--cpu-only", action="store_true", help="only the 'cpu' suite")
     p.add_argument("--gpu", action="store_true",
                    help="the GPU acceptance run: every GPU test and the class rehearsal's GPU part, on a GPU "
-                        "node, within 10 minutes (docs/contributing.md); fails where there is no GPU")
+                        f"node, within {GPU_BUDGET_S // 60} minutes (docs/contributing.md); fails where there is no GPU")
     p.add_argument("--suite", action="append", metavar="NAME",
                    help="only this meson suite (a lab name, cpu, gpu); repeatable")
     p.add_argument("-j", "--jobs", type=int, help="parallel build jobs")

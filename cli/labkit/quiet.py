@@ -1,5 +1,5 @@
-"""A quiet place for CPU timing in a class run: the cores split in two, whole physical cores each,
-one part for the gradings (correctness, then timing, one submission at a time), the other for
+"""A quiet place for timing in a class run. The cores are split in two, whole physical cores each:
+one part for the gradings (their checks side by side, each timing alone: Turns), the other for
 the builds of the next submissions. Without it the kit's own builds made the noise: the
 reference's cpu-sequential varied 21-28% between calls on a 16-core node, and every CPU group read
 "not graded: machine too noisy".

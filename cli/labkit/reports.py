@@ -130,6 +130,14 @@ def validate(report):
     return report
 
 
+def stand_in_reason(report):
+    """Why a grader run gave no report of its own ("" for a report the grader wrote): the detail
+    of its stand-in (placeholder, grading.run_grader), which every variant of it carries."""
+    if "_file" in report:
+        return ""
+    return next((str(v["detail"]) for v in report.get("variants", []) if v.get("detail")), "no report")
+
+
 def placeholder(lab, label, variants, status, detail):
     """A report for a run that produced none (build error, crash, timeout): every student variant
     gets status (the grader's references are not the student's); without a variant list, one
@@ -387,7 +395,7 @@ def unstage(report, staged):
 
 
 # What a timing run (grade --no-check on the variants that passed) adds to a check run's report
-# (grade --no-perf), when a class run grades the two apart (batch.Pipeline.grade_lab).
+# (grade --no-perf), when a class run grades the two apart (batch.Pipeline.check_and_time).
 TIMING_FIELDS = ("performance", "performance_problems", "steady_noise", "timing_photo")
 
 
@@ -405,8 +413,8 @@ def merge_timing(checked, timed):
             continue
         if t.get("status") == FAIL:
             v["status"], v["detail"] = FAIL, t.get("detail", "")
-        v["flags"] = list(v.get("flags") or []) + [f for f in t.get("flags") or [] if f not in (v.get("flags") or [])]
-        v["notes"] = list(v.get("notes") or []) + [n for n in t.get("notes") or [] if n not in (v.get("notes") or [])]
+        for texts in ("flags", "notes"):
+            v[texts] = list(dict.fromkeys([*(v.get(texts) or []), *(t.get(texts) or [])]))
     return checked
 
 

@@ -10,7 +10,7 @@ from .build import build_dir_of, open_build
 from .grading import run_grader, with_options
 from .programs import lab_programs, list_variants, no_gpu_reason
 from .proc import find_cuda_tool
-from .reports import GPU_TIME_DOC
+from .reports import GPU_TIME_DOC, stand_in_reason
 from .verdicts import FAIL, FAILING, NOT_CHECKED, PASS, SHOWN
 from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write_atomic
 
@@ -78,8 +78,8 @@ def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitiz
     why = ""
     if not watched:
         # The grader's run failed (its stand-in report says how), or ran without watching any.
-        details = [str(v.get("detail", "")) for v in report.get("variants", []) if v.get("detail")]
-        why = (f"the sanitizer's grader run failed: {details[0]}" if "_file" not in report and details
+        failed = stand_in_reason(report)
+        why = (f"the sanitizer's grader run failed: {failed}" if failed
                else f"the sanitizer watched none of the {len(variants)} variant(s) asked for"
                + (f" (see {rel(log_path)})" if log_path else ""))
     return report, watched, why

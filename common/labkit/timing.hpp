@@ -32,7 +32,7 @@ private:
 // more runs while the noise is above kSteadyNoise, up to kSteadyMaxMs or kMaxRuns: the grader
 // scores CPU times only from measurements that settled (cli/labkit/rubric.py). A fixed count is
 // then the least: a noisy CPU measurement goes on as an adaptive one would (--quick's 10 calls of
-// an 8-thread team at 0.3 ms varied 16-28% on a quiet 16-core node, and no CPU group was graded).
+// an 8-thread team at 0.2 to 0.3 ms varied 14-28% on a quiet 16-core node, and no CPU group was graded).
 struct RunPolicy {
     static constexpr int kMinRuns = 5;
     static constexpr int kMaxRuns = 50;
