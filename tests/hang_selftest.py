@@ -12,7 +12,11 @@ most --timeout, and once one configuration of a step has hung, its siblings get 
       RUNNER's GPU variants matching GLOB (every configuration of one step) deadlock: each is
       TIMEOUT, the first within the reference's deadline, the others within the short one, all of
       them within HANG_BUDGET_S; then SOLUTION_RUNNER's GPU rows pass (a killed runner freed the
-      GPU). Exit 77 without a CUDA device.
+      GPU). Then a stand-in runner whose every GPU variant hangs (STEPS steps of CONFIGURATIONS
+      configurations each, more than the old deadlines fit in HANG_BUDGET_S): once the GPU
+      variants have hung for the grader's budget, each later step's first configuration gets the
+      short deadline, and its siblings are TIMEOUT without a run, naming it; the whole grading
+      costs at most HANG_BUDGET_S. Exit 77 without a CUDA device.
 
 Every grading passes --timeout 60 (the default) explicitly: a deadline shorter than it must still
 apply, since --timeout is the most a case may go without progress, not what every case gets.
@@ -32,6 +36,11 @@ TIMEOUT_S = 60  # the grader's default --timeout: what one hang cost before each
 # sibling's short one; the deadlines themselves (harness/grader/grade.hpp) are read from the details.
 FROM_REFERENCE = "the deadline came from the reference"
 SIBLING = "a short deadline, as "
+BUDGET_SPENT = "this grading's GPU variants have hung for "  # kGpuHangBudgetS spent
+NOT_RUN = "not run: "  # a hung step's configuration after that
+# The stand-in whose every GPU variant hangs: at the deadlines before the budget (each step's first
+# 7 s, then 2 s a sibling) these cost about 90 s.
+STEPS, CONFIGURATIONS = 8, 3
 CASE_HUNG = re.compile(r"\d+x\d+ [a-z0-9-]+: no progress for ([0-9.]+) s: killed")
 # What a whole grading may cost here: its start (the cases built by the reference, the sandbox)
 # and each variant's hang, with room for a loaded machine; far below one --timeout per variant.
@@ -77,9 +86,11 @@ def check_timeouts(res):
     return graded
 
 
-def stand_in_runner(path, exercise):
-    """A runner whose three CPU variants hang after the `begin` of their first case: a and b are
-    configurations of one step (the same summary), c another step."""
+def stand_in_runner(path, exercise, variants=(("cpu-hang-a", "cpu", "one step"), ("cpu-hang-b", "cpu", "one step"),
+                                              ("cpu-hang-c", "cpu", "another"))):
+    """A runner whose variants, (name, kind, summary), all hang after the `begin` of their first
+    case; those of one summary are configurations of one step. By default three CPU variants: a
+    and b of one step, c of another."""
     path.write_text(textwrap.dedent(f"""\
         #!/usr/bin/env python3
         # hang_selftest.py's stand-in runner (protocol: harness/protocol/protocol.hpp)
@@ -89,8 +100,8 @@ def stand_in_runner(path, exercise):
             os.write(report, f"{{key}}\\t{{value}}\\n".encode())
         args = sys.argv[1:]
         if args[0] == "list":
-            for name, summary in (("cpu-hang-a", "one step"), ("cpu-hang-b", "one step"), ("cpu-hang-c", "another")):
-                send("variant", "\\t".join(({exercise!r}, name, "cpu", summary)))
+            for name, kind, summary in {list(variants)!r}:
+                send("variant", "\\t".join(({exercise!r}, name, kind, summary)))
             sys.exit(0)
         if args[0] == "check":
             only = args[args.index("--only") + 1].split(",") if "--only" in args else ["0"]
@@ -99,6 +110,13 @@ def stand_in_runner(path, exercise):
         sys.exit(1)
         """))
     path.chmod(0o755)
+
+
+def student_exercise(grader, runner, kind):
+    """The exercise of the runner's first student variant of this kind: a stand-in's variants belong to it."""
+    listing = subprocess.run([grader, "list", "--runner", runner], capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in listing.splitlines()]
+    return next(r[3] for r in rows if len(r) > 4 and r[1] == kind and r[4] == "student")
 
 
 def cpu_mode(grader, runner, glob, tmp):
@@ -115,12 +133,9 @@ def cpu_mode(grader, runner, glob, tmp):
              f"or waited the whole --timeout of {TIMEOUT_S} s")
     print(f"a hanging CPU variant: TIMEOUT in {took:.1f} s, its case named, the deadline from the reference")
 
-    # Siblings, with a stand-in runner: the exercise is the one GLOB's variants belong to.
-    listing = subprocess.run([grader, "list", "--runner", runner], capture_output=True, text=True, check=True).stdout
-    rows = [line.split("\t") for line in listing.splitlines()]
-    exercise = next(r[3] for r in rows if len(r) > 3 and r[1] == "cpu" and r[4] == "student")
+    # Siblings, with a stand-in runner.
     fake = tmp / "stand_in_runner.py"
-    stand_in_runner(fake, exercise)
+    stand_in_runner(fake, student_exercise(grader, runner, "cpu"))
     code, res, took = grade(grader, str(fake), ["--variants", "cpu-hang-*", "--sizes", "quick"], tmp / "siblings")
     by_name = {v["name"]: v for v in res["variants"]}
     if set(by_name) - {v["name"] for v in res["variants"] if v["reference"]} != {"cpu-hang-a", "cpu-hang-b", "cpu-hang-c"}:
@@ -168,6 +183,39 @@ def gpu_mode(grader, runner, glob, solution, tmp):
     if bad or code != 0:
         fail(f"after the deadlocks, the solution's GPU rows do not all pass (exit {code}): {bad}")
     print("after the deadlocks, every GPU row of the solution passes")
+    every_step_hangs(grader, runner, tmp)
+
+
+def every_step_hangs(grader, runner, tmp):
+    """A submission whose every GPU step hangs costs at most HANG_BUDGET_S (kGpuHangBudgetS)."""
+    steps = [(f"gpu-hang-{s}{c}", "gpu", f"step {s}") for s in range(STEPS) for c in "abc"[:CONFIGURATIONS]]
+    fake = tmp / "every_step_hangs.py"
+    stand_in_runner(fake, student_exercise(grader, runner, "gpu"), steps)
+    code, res, took = grade(grader, str(fake), ["--variants", "gpu-hang-*", "--sizes", "quick"], tmp / "every-step")
+    by_name = {v["name"]: v for v in res["variants"] if not v["reference"]}
+    if sorted(by_name) != sorted(n for n, _, _ in steps):
+        fail(f"the stand-in runner's variants were not all graded: {sorted(by_name)}")
+    wrong = [(n, v["status"]) for n, v in by_name.items() if v["status"] != "timeout"]
+    if wrong or code != 1:
+        fail(f"every hung variant is TIMEOUT, exit 1: {wrong}, exit {code}")
+    not_run = [n for n, v in by_name.items() if v["detail"].startswith(NOT_RUN)]
+    for n in not_run:
+        step = n[:-1]
+        if not re.search(rf"{NOT_RUN}{step}[a-z] \(a configuration of the same step\) hung", by_name[n]["detail"]):
+            fail(f"{n}: not run, but its detail does not name the configuration of its step that hung: "
+                 f"{by_name[n]['detail']!r}")
+    ran = [v for n, v in by_name.items() if n not in not_run]
+    for v in ran:
+        if not CASE_HUNG.match(v["detail"]):
+            fail(f"{v['name']}: the detail does not name the case that hung: {v['detail']!r}")
+    short = [v["name"] for v in ran if BUDGET_SPENT in v["detail"]]
+    if not not_run or not short:
+        fail(f"the budget was never spent: no step's first configuration got the short deadline ({short}) or no "
+             f"configuration went unrun ({not_run})")
+    if took > HANG_BUDGET_S:
+        fail(f"{len(steps)} hung GPU variants cost {took:.0f} s, over {HANG_BUDGET_S} s")
+    print(f"every GPU step hangs: {len(steps)} variants TIMEOUT in {took:.1f} s; {len(short)} first configurations "
+          f"after the budget got the short deadline, {len(not_run)} configurations not run")
 
 
 def main():

@@ -1,5 +1,6 @@
 """`labkit test`: meson test, streamed, ending in one line "N passed, M failed, K skipped"."""
 import json
+import os
 import re
 import sys
 import time
@@ -71,9 +72,15 @@ def skip_reasons(build_dir):
 # change to GPU code, grading, peers or sanitizing runs it before it lands).
 GPU_SUITE = "gpu"
 GPU_BUDGET_S = 600
-# Tests run side by side on a GPU node: each mostly waits on its runners and the one GPU, and
-# those that must run alone say so (is_parallel: false).
-GPU_PROCESSES = 4
+# Tests run side by side on a GPU node, about one for every GPU_CORES_PER_TEST cores (a test runs
+# a grader, its runners and often a compile or compute-sanitizer at once; more of them would push
+# honest cases past their deadlines), those that time the GPU alone (is_parallel: false).
+GPU_CORES_PER_TEST = 3
+GPU_PROCESSES_MIN, GPU_PROCESSES_MAX = 2, 8
+
+
+def gpu_processes():
+    return max(GPU_PROCESSES_MIN, min(GPU_PROCESSES_MAX, len(os.sched_getaffinity(0)) // GPU_CORES_PER_TEST))
 
 
 def cmd_test(args):
@@ -98,7 +105,7 @@ def cmd_test(args):
                 "Run it on a GPU node (docs/contributing.md)")
             say("0 passed, 1 failed, 0 skipped")
             return 1
-        cmd += ["--suite", GPU_SUITE, "--num-processes", str(GPU_PROCESSES)]
+        cmd += ["--suite", GPU_SUITE, "--num-processes", str(gpu_processes())]
     if args.cpu_only:
         cmd += ["--suite", "cpu"]
     for s in args.suite or []:

@@ -96,17 +96,17 @@ std::string step_of(const RunnerVariant& v) {
 // The silence limit of one `runner check` call, set at each case's `begin` (see kDeadlineFactor).
 class CaseDeadlines {
 public:
-    // hung_sibling: a configuration of the same step that hung ("" for none).
-    CaseDeadlines(const GraderExercise& ex, double timeout_s, bool sanitized, std::string hung_sibling, double floor_s)
-        : ex_(ex), timeout_s_(timeout_s), sanitized_(sanitized), hung_sibling_(std::move(hung_sibling)), floor_s_(floor_s) {}
+    // short_because: why every case gets kHungStepS (a hang before it), "" for none.
+    CaseDeadlines(const GraderExercise& ex, double timeout_s, bool sanitized, std::string short_because, double floor_s)
+        : ex_(ex), timeout_s_(timeout_s), sanitized_(sanitized), short_because_(std::move(short_because)), floor_s_(floor_s) {}
 
     // Case i begins; first: no case of the call has been answered yet (the runner's start counts).
     void begin(std::size_t i, bool first) {
         double s = 0;
         std::string why;
-        if (!hung_sibling_.empty()) {
+        if (!short_because_.empty()) {
             s = kHungStepS;
-            why = "a short deadline, as " + hung_sibling_ + " (a configuration of the same step) hung";
+            why = "a short deadline, as " + short_because_;
         } else {
             const double reference_s = ex_.reference_seconds(i);
             s = std::max(floor_s_, kDeadlineFactor * reference_s) + (first ? kRunnerStartS : 0);
@@ -136,10 +136,46 @@ private:
     const GraderExercise& ex_;
     double timeout_s_;
     bool sanitized_;
-    std::string hung_sibling_;
+    std::string short_because_;
     double floor_s_;
     SilenceLimit limit_;
     static constexpr double kMsPerS = 1000;
+};
+
+// The hangs of one grading: which steps hung (kHungStepS) and what the GPU variants' hangs cost
+// (kGpuHangBudgetS).
+class HangBudget {
+public:
+    // Why each case of v gets the short deadline, or "" for the usual one.
+    std::string short_because(const RunnerVariant& v) const {
+        if (const auto it = hung_.find(step_of(v)); it != hung_.end())
+            return it->second + " (a configuration of the same step) hung";
+        if (spent(v)) return "this grading's GPU variants have " + spent_text();
+        return "";
+    }
+    // v's verdict without a run: a configuration of its step hung once the budget was spent.
+    std::optional<VariantResult> not_run(const RunnerVariant& v) const {
+        const auto it = hung_.find(step_of(v));
+        if (it == hung_.end() || !spent(v)) return std::nullopt;
+        VariantResult r = start_result(v);
+        r.status = Status::timeout;
+        r.detail = "not run: " + it->second + " (a configuration of the same step) hung, and this grading's GPU variants have " +
+                   spent_text() + ", so its other configurations are not run: fix the hang and grade again";
+        return r;
+    }
+    void record(const RunnerVariant& v, const VariantResult& r, double seconds) {
+        if (r.status != Status::timeout) return;
+        hung_.emplace(step_of(v), v.name);
+        if (v.kind == "gpu") gpu_hung_s_ += seconds;
+    }
+
+private:
+    bool spent(const RunnerVariant& v) const { return v.kind == "gpu" && gpu_hung_s_ >= kGpuHangBudgetS; }
+    std::string spent_text() const {
+        return "hung for " + seconds_text(std::round(gpu_hung_s_)) + " s, past their budget of " + seconds_text(kGpuHangBudgetS) + " s";
+    }
+    std::map<std::string, std::string> hung_;  // step_of() -> its first configuration that timed out
+    double gpu_hung_s_ = 0;
 };
 
 Judgement judge_digest(const std::string& hex, std::uint64_t want) {
@@ -232,10 +268,11 @@ bool reordered(const GraderExercise& ex, std::size_t i) {
 // answer to a case not answered before, nothing else the runner prints.
 // schedule: an emulated GPU variant's (check_emulated), which is asked only the emulated_case()s;
 // "" for any other. reordered_only: the cases that reordered() leaves out are neither asked for
-// nor counted. hung_sibling: a configuration of the same step that hung (step_of), or "".
+// nor counted. short_because: why each case gets the short deadline of a hang before it
+// (HangBudget), or "".
 VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                             const fs::path& work, labkit::Progress& progress, const std::string& schedule = "",
-                            bool reordered_only = false, const std::string& hung_sibling = "") {
+                            bool reordered_only = false, const std::string& short_because = "") {
     VariantResult r = start_result(v);
     const fs::path answers = work / ("answers-" + v.name);
     fs::create_directories(answers);
@@ -276,7 +313,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
     call.program = v.program;
     // A deadline per case where the reference's time predicts the variant's (kDeadlineFactor).
     const bool own_deadlines = v.program == 0 && !v.emulated && !v.simulated && schedule.empty() && !asked.empty();
-    CaseDeadlines deadlines(ex, o.timeout_s, sanitized, hung_sibling, v.kind == "gpu" ? kDeadlineFloorS : kCpuDeadlineFloorS);
+    CaseDeadlines deadlines(ex, o.timeout_s, sanitized, short_because, v.kind == "gpu" ? kDeadlineFloorS : kCpuDeadlineFloorS);
     if (own_deadlines) {
         deadlines.begin(asked.front(), true);  // until the first `begin`: its start and first case
         call.silence = &deadlines.limit();
@@ -964,7 +1001,7 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
     }
 
     labkit::Progress progress("checking", static_cast<int>(chosen.size()));
-    std::map<std::string, std::string> hung;  // step_of() -> its first configuration that timed out
+    HangBudget hangs;
     for (const auto& v : chosen) {
         progress.step(v.name);
         VariantResult r = start_result(v);
@@ -977,11 +1014,13 @@ int grade(const LabDescription& lab, const Exercises& exercises, const GradeOpti
         } else if (!o.check) {
             r.status = Status::skipped;  // timed, never called a pass
             r.detail = "not checked (--no-check)";
+        } else if (auto skip = hangs.not_run(v)) {
+            r = std::move(*skip);
         } else {
-            const auto sibling = hung.find(step_of(v));
+            const auto started = std::chrono::steady_clock::now();
             r = check_variant(v, find_exercise(exercises, v.exercise), o, runner, work.path(), progress, "", false,
-                              sibling == hung.end() ? "" : sibling->second);
-            if (r.status == Status::timeout) hung.emplace(step_of(v), v.name);
+                              hangs.short_because(v));
+            hangs.record(v, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
         report.results.push_back(std::move(r));
     }

@@ -326,8 +326,9 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                           "native variant has a deadline of its own, " + std::string(factor) + "x the reference's time on it, at "
                           "least " + seconds_text(kDeadlineFloorS) + " s (a CPU variant: " + seconds_text(kCpuDeadlineFloorS) + " s), " + seconds_text(kRunnerStartS) +
                           " s more on the first (the runner's start), " + seconds_text(kHungStepS) +
-                          " s once a configuration of the same step has hung; emulated, simulated and Python-track variants "
-                          "wait this long")
+                          " s once a configuration of the same step has hung (every GPU case, once the GPU variants have hung for " +
+                          seconds_text(kGpuHangBudgetS) + " s; a hung step's other configurations are then not run); emulated, "
+                          "simulated and Python-track variants wait this long")
         ->capture_default_str()
         ->check(kPositive)
         ->type_name("SEC")
