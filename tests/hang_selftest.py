@@ -11,8 +11,8 @@ most --timeout, and once one configuration of a step has hung, its siblings get 
   hang_selftest.py gpu GRADER RUNNER GLOB SOLUTION_RUNNER
       RUNNER's GPU variants matching GLOB (every configuration of one step) deadlock: each is
       TIMEOUT, the first within the reference's deadline, the others within the short one, all of
-      them within HANG_BUDGET_S; then SOLUTION_RUNNER's GPU rows pass (a killed runner freed the
-      GPU). Then a stand-in runner whose every GPU variant hangs (STEPS steps of CONFIGURATIONS
+      them within HANG_BUDGET_S; then SOLUTION_RUNNER's variants of GLOB pass (a killed runner freed
+      the GPU). Then a stand-in runner whose every GPU variant hangs (STEPS steps of CONFIGURATIONS
       configurations each, more than the old deadlines fit in HANG_BUDGET_S): once the GPU
       variants have hung for the grader's budget, each later step's first configuration gets the
       short deadline, and its siblings are TIMEOUT without a run, naming it; the whole grading
@@ -177,21 +177,22 @@ def gpu_mode(grader, runner, glob, solution, tmp):
     if took > HANG_BUDGET_S:
         fail(f"{len(graded)} deadlocked configurations cost {took:.0f} s, over {HANG_BUDGET_S} s")
     print(f"{len(graded)} deadlocked configurations: TIMEOUT in {took:.1f} s")
-    # The killed runners ended their contexts: the next grading has the GPU.
-    code, res, _ = grade(grader, solution, ["--variants", "gpu-*", "--sizes", "quick"], tmp / "solution")
+    # The killed runners ended their contexts: the next grading has the GPU (the same step, honest).
+    code, res, _ = grade(grader, solution, ["--variants", glob, "--sizes", "quick"], tmp / "solution")
     bad = [(v["name"], v["status"], v["detail"]) for v in res["variants"] if v["kind"] == "gpu" and v["status"] != "pass"]
     if bad or code != 0:
-        fail(f"after the deadlocks, the solution's GPU rows do not all pass (exit {code}): {bad}")
-    print("after the deadlocks, every GPU row of the solution passes")
+        fail(f"after the deadlocks, the solution's {glob} do not all pass (exit {code}): {bad}")
+    print(f"after the deadlocks, the solution's {glob} pass")
     every_step_hangs(grader, runner, tmp)
 
 
 def every_step_hangs(grader, runner, tmp):
     """A submission whose every GPU step hangs costs at most HANG_BUDGET_S (kGpuHangBudgetS)."""
     steps = [(f"gpu-hang-{s}{c}", "gpu", f"step {s}") for s in range(STEPS) for c in "abc"[:CONFIGURATIONS]]
-    fake = tmp / "every_step_hangs.py"
+    fake, work = tmp / "every_step_hangs.py", tmp / "every-step"
+    work.mkdir()
     stand_in_runner(fake, student_exercise(grader, runner, "gpu"), steps)
-    code, res, took = grade(grader, str(fake), ["--variants", "gpu-hang-*", "--sizes", "quick"], tmp / "every-step")
+    code, res, took = grade(grader, str(fake), ["--variants", "gpu-hang-*", "--sizes", "quick"], work)
     by_name = {v["name"]: v for v in res["variants"] if not v["reference"]}
     if sorted(by_name) != sorted(n for n, _, _ in steps):
         fail(f"the stand-in runner's variants were not all graded: {sorted(by_name)}")

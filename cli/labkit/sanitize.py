@@ -61,15 +61,18 @@ def ran_to_the_end(report, chosen):
     return [v for v in gpu_variants(report.get("variants", []), chosen) if v.get("status") in (PASS, FAIL)]
 
 
-def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitizer, log_path=None, echo=True):
-    """variants (GPU rows) checked by one grader run under compute-sanitizer --tool args.sanitize.
+def run_sanitized(grader, runner, lab, out_dir, args, variants, sandbox, sanitizer, sizes=SANITIZE_SIZES, log_path=None,
+                  echo=True):
+    """variants (GPU rows) checked by one grader run under compute-sanitizer --tool args.sanitize,
+    on sizes (a class run's sanitizer always on SANITIZE_SIZES, whatever sizes its check had: at
+    3000x3000 racecheck takes minutes a variant, and a block's hazards show on the awkward shapes).
     Writes <lab>-<tool>.json/.md/.csv into out_dir (the sanitizer's whole report of each variant
     it found errors in beside the diff images, out_dir/diff/). Returns (report, {variant:
     {"clean", "findings", "report"}} for the variants the sanitizer watched, why it watched none
     or "")."""
     tool = args.sanitize
     run = with_options(args, no_perf=True, quick=False, perf_sizes=None, perf_params=None, runs=None,
-                       sizes=args.sizes or SANITIZE_SIZES, timeout=args.timeout or SANITIZE_TIMEOUT_S,
+                       sizes=sizes, timeout=args.timeout or SANITIZE_TIMEOUT_S,
                        variants=",".join(v["name"] for v in variants))
     report = run_grader(grader, runner, lab, tool, out_dir, run, variants, sandbox, log_path=log_path, echo=echo,
                         extra=["--sanitize", tool, "--sanitizer", sanitizer, "--photos", ""])
@@ -125,7 +128,7 @@ def grade_sanitized(args, labs, sandbox):
         say(f"{lab} ({label}): {len(chosen)} GPU variant(s) under compute-sanitizer --tool {tool}, "
             f"each checked on the {args.sizes or SANITIZE_SIZES} sizes in the sandbox")
         report, watched, why = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
-                                             log_path=out_dir / f"{lab}-{tool}.log")
+                                             sizes=args.sizes or SANITIZE_SIZES, log_path=out_dir / f"{lab}-{tool}.log")
         if why:
             say(f"{lab} ({label}): {NOT_CHECKED}: {why}")
             any_finding = True
