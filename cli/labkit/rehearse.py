@@ -550,19 +550,22 @@ def stability(entry, result, twin_result):
 
 
 def noisy_count(results):
-    """(times CPU performance was not graded as the machine was too noisy, times it was tried)."""
-    noisy = tried = 0
+    """(times CPU performance was not graded as the machine was too noisy, times it was tried, and
+    [submission, group, why] of each: which measurement moved, so that the next lever is known)."""
+    noisy, tried = [], 0
+    prefix = f"not graded: {NOISY}"
     for r in results:
         for lab in r["labs"].values():
             for g in lab["groups"]:
                 perf = g.get("performance") or {}
                 if g["kind"] != "cpu" or not g["graded"] or not perf:
                     continue
-                is_noisy = perf.get("note", "").startswith(f"not graded: {NOISY}")
+                is_noisy = perf.get("note", "").startswith(prefix)
                 if perf.get("max") or is_noisy:
                     tried += 1
-                    noisy += is_noisy
-    return noisy, tried
+                    if is_noisy:
+                        noisy.append([r.get("name", "?"), g["title"], perf["note"].removeprefix(prefix).lstrip(": ")])
+    return len(noisy), tried, noisy
 
 
 # ---- where the time went ------------------------------------------------------------------------
@@ -650,8 +653,7 @@ def build_report(ctx, chosen, paths, out):
                                                      "bonus": lab_entry["bonus_points"], "shares": shares(lab_entry)},
                             "checks": [{"what": w, "state": s, "detail": d} for w, s, d in checks],
                             "seconds": {k: round(v, 1) for k, v in secs.items() if v is not None}})
-    noisy, tried = noisy_count(all_results)
-    return rows, entries, times, twins, (noisy, tried)
+    return rows, entries, times, twins, noisy_count(all_results)
 
 
 def write_report(out, args, ctx, rows, entries, times, twins, noise):
@@ -666,7 +668,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
                   t["gpu_busy_s"], t["gpu_idle_s"], t["calls"]] for lab, t in times.items()]
     sub_rows = [[e["name"], e["lab"], *(round(e["seconds"][k], 1) if k in e["seconds"] else ""
                                         for k in (BUILD_SPAN, *phases))] for e in entries]
-    noisy, tried = noise
+    noisy, tried, which = noise
     no_gpu = ("none (GPU groups, GPU verdicts that need kernels to run, the sanitizer and hung-kernel costs "
               "are not graded)")
     machine = (f"GPU: {ctx.gpu or no_gpu}; "
@@ -693,6 +695,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
                *table(["group", "", "performance points"], t["groups"]), ""]
     md += [f"Machine too noisy: {noisy} of {tried} CPU performance gradings." if tried else
            "Machine too noisy: no CPU performance was graded (timing off, or no reference timing).", "",
+           *([*table(["submission", "group", "why"], which), ""] if which else []),
            "## Checks", ""]
     for e in entries:
         md += [f"### {e['name']} ({e['lab']}): {e['state']}", "", e["about"], "",
@@ -700,7 +703,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
     write_atomic(out / "rehearsal.md", "\n".join(md) + "\n")
     write_atomic(out / "rehearsal.json", json.dumps({
         "machine": machine, "stability_share": STABILITY_SHARE, "entries": entries, "times": times,
-        "stability": twins, "machine_too_noisy": {"times": noisy, "of": tried}}, indent=1))
+        "stability": twins, "machine_too_noisy": {"times": noisy, "of": tried, "which": which}}, indent=1))
     say("")
     print_table(header, rows)
     say("")
@@ -711,6 +714,8 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
         say(f"stability of {' and '.join(t['pair'])}: " + "; ".join(f"{g}: {s} ({w})" for g, s, w in t["groups"]))
     say(f"machine too noisy: {noisy} of {tried} CPU performance gradings" if tried else
         "machine too noisy: no CPU performance graded here")
+    for name, group, why in which:
+        say(f"  {name}, {group}: {why}")
     say(machine)
     say(f"report: {rel(out / 'rehearsal.md')}, {rel(out / 'rehearsal.json')}; manifest: {rel(out / 'manifest.json')}")
 
