@@ -46,12 +46,13 @@ inline constexpr double kRunnerStartS = 5;
 // the same way: each of their cases, the first included (the driver is warm by then), is allowed
 // this long. An honest GPU case of the kit's sizes answers in well under a second.
 inline constexpr double kHungStepS = 2;
-// A submission whose every GPU step deadlocks (Lab 1 has eight, of 38 configurations) would still
-// pay each step's first deadline and each sibling's short one: about two minutes a lab. Once the
-// GPU variants of one grading have spent kGpuHangBudgetS hung, each later step's first
-// configuration gets kHungStepS too, and once it hangs, the step's other configurations are not
-// run: TIMEOUT, naming the configuration that hung. A class run then pays at most about a minute
-// of GPU time per lab for such a submission; its honest steps are still checked.
+// A submission whose every GPU step deadlocks (Lab 1 has 12 steps of 32 configurations) would still
+// pay each step's first deadline and each sibling's short one: 12 x 7 s + 20 x 2 s, about two
+// minutes a lab. Once the GPU variants of one grading have spent kGpuHangBudgetS hung, each later
+// step's first configuration gets kHungStepS too, and once it hangs, the step's other
+// configurations are not run: TIMEOUT, naming the configuration that hung. Such a submission then
+// costs the budget, the step that spent it and kHungStepS a later step (tests/hang_selftest.py: 24
+// variants of 8 steps, 42 s on an H200); its honest steps are still checked.
 inline constexpr double kGpuHangBudgetS = 30;
 
 struct GradeOptions {
