@@ -88,12 +88,12 @@ def check_merge():
                             {"name": "a", "status": "pass", "flags": [], "notes": ["n1"]},
                             {"name": "b", "status": "pass", "flags": [], "notes": []},
                             {"name": "c", "status": "fail", "detail": "wrong", "flags": [], "notes": []}],
-               "performance": [], "steady_noise": 0.1}
+               "performance": [], "settled_error": 0.05}
     timed = {"variants": [{"name": "a", "status": "skipped", "detail": "not checked (--no-check)",
                            "flags": ["kept 3.0 threads busy when given 1"], "notes": ["n2"]},
                           {"name": "b", "status": "fail", "detail": "a timed run's output was wrong", "flags": [],
                            "notes": []}],
-             "performance": [{"variant": "a", "width": 8, "height": 8, "kernel_ms": 1.0}], "steady_noise": 0.1}
+             "performance": [{"variant": "a", "width": 8, "height": 8, "kernel_ms": 1.0}], "settled_error": 0.05}
     merged = {v["name"]: v for v in reports.merge_timing(checked, timed)["variants"]}
     expect(merged["a"]["status"] == "pass" and merged["a"]["flags"] == ["kept 3.0 threads busy when given 1"]
            and merged["a"]["notes"] == ["n1", "n2"], f"a timed variant keeps its verdict, and gains its timing's "

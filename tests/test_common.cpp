@@ -391,24 +391,33 @@ TEST_CASE("a step's needs against a GPU: what it needs and what this GPU has", "
           "needs 101377 bytes of shared memory per block; this GPU (sm_86) allows 99 KB");
 }
 
-TEST_CASE("a noisy CPU measurement is stretched until it settles, within bounds", "[common][timing]") {
-    const labkit::RunPolicy adaptive{};
-    const double noisy = 2 * labkit::RunPolicy::kSteadyNoise, steady = labkit::RunPolicy::kSteadyNoise / 2;
-    const double past_target = labkit::RunPolicy::kTargetMs + 1;
+TEST_CASE("a noisy CPU measurement is stretched until its median settles, within bounds", "[common][timing]") {
+    using labkit::RunPolicy;
+    CHECK(labkit::median_error(0.4, 16) == Approx(0.1));  // the spread over the root of the count
+    const RunPolicy adaptive{};
+    // noisy: unsettled at the usual counts; steady: settled at 10 runs, whatever the time
+    const double noisy = 4 * RunPolicy::kSettledError * std::sqrt(RunPolicy::kMaxRuns),
+                 steady = 0.9 * RunPolicy::kSettledError * std::sqrt(10.0);
+    const double past_target = RunPolicy::kTargetMs + 1;
     CHECK(adaptive.more(1, 1e9, noisy));                 // the minimum runs, whatever the time
     CHECK_FALSE(adaptive.more(10, past_target));          // GPU timings pass no noise: unchanged
     CHECK_FALSE(adaptive.more(10, past_target, steady));  // settled
     CHECK(adaptive.more(10, past_target, noisy));         // not yet: more runs
-    CHECK_FALSE(adaptive.more(10, labkit::RunPolicy::kSteadyMaxMs, noisy));    // up to a time
-    CHECK_FALSE(adaptive.more(labkit::RunPolicy::kMaxRuns, past_target, noisy));  // and a count
-    labkit::RunPolicy quick{};
+    CHECK(adaptive.more(RunPolicy::kMaxRuns, past_target, noisy));  // past the usual count too
+    CHECK_FALSE(adaptive.more(10, RunPolicy::kSteadyMaxMs, noisy));           // up to a time
+    CHECK_FALSE(adaptive.more(RunPolicy::kMaxSettleRuns, past_target, noisy));  // and a count
+    // a spread that does not settle in 10 runs does with more: the error shrinks with the count
+    const double spread = 2 * steady;
+    CHECK(adaptive.more(10, past_target, spread));
+    CHECK_FALSE(adaptive.more(40, past_target, spread));
+    RunPolicy quick{};
     quick.fixed_runs = 10;  // --quick, --runs 10: the least, for a noisy CPU measurement
     CHECK(quick.more(9, 1e9, noisy));
     CHECK_FALSE(quick.more(10, 1, steady));                // settled: the count asked for
     CHECK_FALSE(quick.more(10, 1));                        // a GPU timing: exactly the count
     CHECK(quick.more(10, 1, noisy));                       // noisy: on, as an adaptive one
-    CHECK_FALSE(quick.more(10, labkit::RunPolicy::kSteadyMaxMs, noisy));
-    CHECK_FALSE(quick.more(labkit::RunPolicy::kMaxRuns, 1, noisy));
+    CHECK_FALSE(quick.more(10, RunPolicy::kSteadyMaxMs, noisy));
+    CHECK_FALSE(quick.more(RunPolicy::kMaxSettleRuns, 1, noisy));
 }
 
 TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly or within a tolerance", "[common][compare]") {

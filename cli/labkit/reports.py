@@ -43,7 +43,7 @@ NUMBER = (int, float, type(None))
 TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false",
               dict: "an object", list: "a list", type(None): "null"}
 REPORT_FIELDS = {"lab": (str,), "label": (str,), "sandbox": (str,), "environment": (dict,),
-                 "variants": (list,), "performance": (list,), "cases": (list,), "steady_noise": (int, float)}
+                 "variants": (list,), "performance": (list,), "cases": (list,), "settled_error": (int, float)}
 VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (str,),
                   "exercise": (str,), "reference": (bool,), "cases_passed": (int,),
                   "cases_failed": (int,), "cases_total": (int,), "flags": (list,), "notes": (list,),
@@ -51,7 +51,7 @@ VARIANT_FIELDS = {"name": (str,), "status": (str,), "detail": (str,), "kind": (s
 PERF_FIELDS = {"variant": (str,), "exercise": (str,), "kind": (str,), "pattern": (str,),
                "params": (str,), "width": (int,), "height": (int,), "threads": (int,),
                "kernel_ms": NUMBER, "e2e_ms": NUMBER, "cpu_ms": NUMBER, "noise": NUMBER,
-               "demand_ms": NUMBER}
+               "median_error": NUMBER, "demand_ms": NUMBER}
 REQUIRED = {"report": ("variants",), "variant": ("name", "status"),
             "performance": ("variant", "width", "height", "kernel_ms")}
 
@@ -396,7 +396,7 @@ def unstage(report, staged):
 
 # What a timing run (grade --no-check on the variants that passed) adds to a check run's report
 # (grade --no-perf), when a class run grades the two apart (batch.Pipeline.check_and_time).
-TIMING_FIELDS = ("performance", "performance_problems", "steady_noise", "timing_photo")
+TIMING_FIELDS = ("performance", "performance_problems", "settled_error", "timing_photo")
 
 
 def merge_timing(checked, timed):

@@ -17,12 +17,13 @@ The rules, for every lab alike:
   above, linear in between (the CS149 assignment checker's rule). A timing flagged for review
   scores no performance points.
 - A CPU time is compared only when the machine held still: the kit's own sequential reference
-  (the same code in both runs) settled in each run (its noise, the interquartile range of its
-  timed calls over their median, within the grader's `steady_noise`) and took the same time in
-  both within `max_drift` (15%), and the reference solution's own measurement settled. Else the
-  group's performance points are "not graded: machine too noisy", out of the maximum. The
-  student's own noise never decides it (a submission could make its times vary at will); its
-  median is scored, and a noisy one is said.
+  (the same code in both runs) settled in each run and took the same time in both within
+  `max_drift` (15%), and the reference solution's own measurement settled. A measurement has
+  settled when its median is known within the grader's `settled_error` (its `median_error`: the
+  timed calls' interquartile range over their median, over the root of their count; the grader
+  times on until it settles, common/labkit/timing.hpp). Else the group's performance points are
+  "not graded: machine too noisy", out of the maximum. The student's own noise never decides it
+  (a submission could make its times vary at will); its median is scored, and a noisy one is said.
 - compute-sanitizer findings (--sanitize) cost the rubric's `sanitizer.penalty` share of the
   group's points. A group none of whose variants the sanitizer watched (its run failed, or none
   ran to its end) is "not checked" and costs nothing: never "clean".
@@ -179,25 +180,36 @@ def _anchor(report, exercise):
                  v.get("kind") == "cpu" and v.get("exercise", "") == exercise), None)
 
 
+def _unsettled(entry, bound):
+    """How far off the median of a CPU measurement may be, in words, when that is past bound ("" when
+    it settled). Entries without the figure (older reports) are not judged."""
+    error = entry.get("median_error", 0)
+    if error <= bound:
+        return ""
+    return (f"known only within {error:.0%} (its {entry.get('runs', '?')} calls spread {entry.get('noise', 0):.0%}; "
+            f"bound {bound:.0%})")
+
+
 def _unsteady(rubric, report, reference, variant, size, ms, ref_ms):
     """Why comparing a CPU variant's time ms at size with the reference solution's ref_ms cannot
-    be trusted ("" when it can): see the module's rules. Reports without noise figures (older
-    ones) are not judged."""
-    bound = report.get("steady_noise")
+    be trusted ("" when it can): see the module's rules. Reports without the bound (older ones)
+    are not judged."""
+    bound = report.get("settled_error")
     if not isinstance(bound, (int, float)) or isinstance(bound, bool):
         return ""
-    mine, theirs = _entry(report, variant, size, ms), _entry(reference, variant, size, ref_ms)
-    if theirs.get("noise", 0) > bound:
-        return f"the reference solution's {variant} varied by {theirs['noise']:.0%} between calls (bound {bound:.0%})"
+    mine = _entry(report, variant, size, ms)
+    why = _unsettled(_entry(reference, variant, size, ref_ms), bound)
+    if why:
+        return f"the reference solution's {variant}'s median was {why}"
     anchor = _anchor(report, mine.get("exercise", ""))
     at_mine = reports.perf_by_variant(report).get(anchor, {}).get(size)
     at_ref = reports.perf_by_variant(reference).get(anchor, {}).get(size)
     if not anchor or not at_mine or not at_ref:  # not timed at that size (--cpu-max-gflop): no check
         return ""
     for whose, rep, at in (("this", report, at_mine), ("the reference solution's", reference, at_ref)):
-        noise = _entry(rep, anchor, size, at).get("noise", 0)
-        if noise > bound:
-            return f"the kit's {anchor} varied by {noise:.0%} between calls in {whose} run (bound {bound:.0%})"
+        why = _unsettled(_entry(rep, anchor, size, at), bound)
+        if why:
+            return f"the kit's {anchor}'s median in {whose} run was {why}"
     drift = at_mine / at_ref
     if max(drift, 1 / drift) > 1 + rubric.max_drift:
         return (f"the kit's {anchor} took {drift:.2f}x its time in the reference solution's run "
@@ -231,8 +243,8 @@ def _performance(rubric, group, report, reference, timing):
             return dict(out, max=0.0, note=f"not graded: {NOISY}: {why}")
     ratio = ms / ref[size][0] if ref[size][0] > 0 else float("inf")
     share = min(1.0, max(0.0, (rubric.zero_at - ratio) / (rubric.zero_at - rubric.full_at)))
-    noise = _entry(report, variant, size, ms).get("noise", 0)
-    varied = f" (its own calls varied by {noise:.0%}: their median is scored)" if noise > report.get("steady_noise", 1) else ""
+    unsettled = _unsettled(_entry(report, variant, size, ms), report.get("settled_error", 1))
+    varied = f" (its own median was {unsettled}: it is scored all the same)" if unsettled else ""
     return dict(out, points=round(group.performance * share, 2), ratio=round(ratio, 3), student_ms=ms,
                 reference_ms=ref[size][0], size=f"{size[0]}x{size[1]}", pct_copy_bw=pct,
                 note=f"{variant}: {ratio:.2f}x the reference's time{varied}")

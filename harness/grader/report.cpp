@@ -438,6 +438,7 @@ Json json(const Report& r) {
         if (p.kind == "cpu") {  // what the rubric judges a CPU time's trust by (cli/labkit/rubric.py)
             o["cpu_ms"] = l.cpu_ms;
             o["noise"] = l.noise;
+            o["median_error"] = labkit::median_error(l.noise, l.runs);
             o["demand_ms"] = l.demand_ms;
         }
         if (const auto* e = exercise_of(r, p.exercise); e && p.kind == "gpu") {
@@ -462,8 +463,8 @@ Json json(const Report& r) {
             {"variants", std::move(variants)},
             {"cases", std::move(cases)},
             {"performance", std::move(perf)},
-            // the bound of a settled CPU measurement's noise, by which the rubric trusts one
-            {"steady_noise", labkit::RunPolicy::kSteadyNoise},
+            // the bound of a settled CPU measurement's median_error, by which the rubric trusts one
+            {"settled_error", labkit::RunPolicy::kSettledError},
             {"performance_problems", r.perf_problems},
             {"timing_photo", r.timing_photo}};
 }
