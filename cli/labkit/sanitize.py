@@ -124,11 +124,11 @@ def grade_sanitized(args, labs, sandbox):
         if not chosen:
             say(f"{lab}: no GPU variant matches --variants")
             continue
-        out_dir = RESULTS / "sanitize" / f"{lab}-{label}"
+        out_dir, sizes = RESULTS / "sanitize" / f"{lab}-{label}", args.sizes or SANITIZE_SIZES
         say(f"{lab} ({label}): {len(chosen)} GPU variant(s) under compute-sanitizer --tool {tool}, "
-            f"each checked on the {args.sizes or SANITIZE_SIZES} sizes in the sandbox")
+            f"each checked on the {sizes} sizes in the sandbox")
         report, watched, why = run_sanitized(grader, runner, lab, out_dir, args, chosen, sandbox, sanitizer,
-                                             sizes=args.sizes or SANITIZE_SIZES, log_path=out_dir / f"{lab}-{tool}.log")
+                                             sizes=sizes, log_path=out_dir / f"{lab}-{tool}.log")
         if why:
             say(f"{lab} ({label}): {NOT_CHECKED}: {why}")
             any_finding = True

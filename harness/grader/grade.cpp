@@ -148,8 +148,7 @@ class HangBudget {
 public:
     // Why each case of v gets the short deadline, or "" for the usual one.
     std::string short_because(const RunnerVariant& v) const {
-        if (const auto it = hung_.find(step_of(v)); it != hung_.end())
-            return it->second + " (a configuration of the same step) hung";
+        if (const auto it = hung_.find(step_of(v)); it != hung_.end()) return sibling_hung(it->second);
         if (spent(v)) return "this grading's GPU variants have " + spent_text();
         return "";
     }
@@ -159,8 +158,8 @@ public:
         if (it == hung_.end() || !spent(v)) return std::nullopt;
         VariantResult r = start_result(v);
         r.status = Status::timeout;
-        r.detail = "not run: " + it->second + " (a configuration of the same step) hung, and this grading's GPU variants have " +
-                   spent_text() + ", so its other configurations are not run: fix the hang and grade again";
+        r.detail = "not run: " + sibling_hung(it->second) + ", and this grading's GPU variants have " + spent_text() +
+                   ", so its other configurations are not run: fix the hang and grade again";
         return r;
     }
     void record(const RunnerVariant& v, const VariantResult& r, double seconds) {
@@ -170,6 +169,7 @@ public:
     }
 
 private:
+    static std::string sibling_hung(const std::string& name) { return name + " (a configuration of the same step) hung"; }
     bool spent(const RunnerVariant& v) const { return v.kind == "gpu" && gpu_hung_s_ >= kGpuHangBudgetS; }
     std::string spent_text() const {
         return "hung for " + seconds_text(std::round(gpu_hung_s_)) + " s, past their budget of " + seconds_text(kGpuHangBudgetS) + " s";
