@@ -310,7 +310,11 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
                               "), e.g. a one-valued image for a histogram")
         ->type_name("NAME,...")
         ->group(kGradingGroup);
-    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, 5 to 50; --quick " + std::to_string(kQuickRuns) + "; a noisy CPU measurement goes on as an adaptive one)")->check(kPositive)
+    using labkit::RunPolicy;
+    grade_cmd->add_option("--runs", runs, "timed runs per measurement (default: adaptive, " + std::to_string(RunPolicy::kMinRuns) + " to " +
+                                              std::to_string(RunPolicy::kMaxRuns) + "; --quick " + std::to_string(kQuickRuns) +
+                                              "; a CPU measurement goes on until its median settles, up to " +
+                                              std::to_string(RunPolicy::kMaxSettleRuns) + " runs)")->check(kPositive)
         ->type_name("N")
         ->group(kGradingGroup);
     auto* seed_opt = grade_cmd->add_option("--seed", seed, "seed of the random images of the checked cases (default: new each run, printed); every timed run's image is drawn anew when it starts, whatever the seed")
