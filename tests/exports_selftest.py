@@ -304,6 +304,12 @@ def check_steady_cpu_timings():
            f"the student's own noise is scored, not excused: {jittery}")
     expect(perf(report(13.0, 3.0, settled=None), report(10.0, 3.0, settled=None))["points"] == 5,
            "a report without the bound (an older grader's) is not judged")
+    loose = rubric.parse('[performance]\nmax_drift = 0.5\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
+                         'performance = 5\n', "lab", "t.toml", kit)
+    expect(rubric.score_lab(loose, report(13.0, 3.0), reference, timing=True)["groups"][0]["performance"]["points"] == 5,
+           "a rubric's max_drift widens the bound")
+    expect(raises(UsageError, lambda: rubric.parse('[performance]\nmax_drift = -1\n', "lab", "t.toml", kit), "max_drift"),
+           "a negative max_drift is refused")
 
 
 def check_sanitizer_scores():

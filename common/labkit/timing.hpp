@@ -60,4 +60,5 @@ struct RunPolicy {
         return median_error(noise, done) > kSettledError && done < kMaxSettleRuns && total_ms < kSteadyMaxMs;
     }
 };
+
 }  // namespace labkit
