@@ -280,10 +280,11 @@ def prepare_tasks(args, work):
     return slot
 
 
-def prepare_slot(main, labs, slot):
+def prepare_slot(main, labs, slot, jobs=None, background=False):
     """slot's build folder configured for the starters' files, with the labs' runners built: the
     kit's own objects compiled once, for every other slot to start from as a copy (copy_prepared)
-    instead of compiling them again. Raises LabkitError when it does not build."""
+    instead of compiling them again. jobs, background: ninja's (a class run's build cores, beside
+    the reference's timing). Raises LabkitError when it does not build."""
     with slot_lock(slot):
         for name in main.names():
             for f in student_files(build_grader(main, main.lab(name)), name):
@@ -294,7 +295,8 @@ def prepare_slot(main, labs, slot):
             if not ok:
                 raise LabkitError(f"meson setup of the build slot {bdir} failed:\n{first_errors(out)}")
         prepared = BuildInfo.read(bdir)
-        ok, out = ninja(bdir, [prepared.lab(name).runner for name in labs], echo=False)
+        ok, out = ninja(bdir, [prepared.lab(name).runner for name in labs], echo=False, jobs=jobs,
+                        background=background)
         if not ok:
             raise LabkitError(f"the build slot {bdir} does not build:\n{first_errors(out)}")
 
@@ -439,7 +441,7 @@ class Pipeline:
             return
         say(f"grade-all: building the kit's own objects once, in {first}, for {len(new)} more build slot(s)")
         try:
-            prepare_slot(self.main, self.labs, first)
+            prepare_slot(self.main, self.labs, first, jobs=len(os.sched_getaffinity(0)), background=self.timing)
         except LabkitError as e:  # each slot then builds them itself, and says why it fails
             say(f"warning: {e}")
             return
@@ -728,16 +730,37 @@ class Pipeline:
             return False
         return got.get("schema") == SCHEMA and got.get("key") == key and got.get("options") == self.key
 
+    def build_after(self, before, *submission):
+        for f in before:
+            f.result()
+        return self.build(*submission)
+
+    def grade_after(self, references, build_future):
+        references.result()
+        return self.grade(build_future.result())
+
     def run(self, todo):
         """Builds and grades todo ([(name, path, key, folder)]), showing progress and the time left.
-        Returns the results."""
+        First the kit's own objects (share_kit_objects) on the build cores and the reference's
+        timing (grade_references) on the timing cores, side by side, and the first submissions'
+        builds as soon as the kit's objects are there: the GPU and the timing cores wait for no
+        build, and the builds for no timing. Where the timing shares its cores with the builds (a
+        machine too small to split), the builds wait for the reference's timing. Returns the
+        results."""
+        if not todo:
+            return []
         done, results, started = 0, [], time.monotonic()
         grade_workers = self.jobs  # side by side; each timing alone (check_and_time)
         side = (lambda cpus: dict(initializer=pin, initargs=(cpus,))) if self.cores else (lambda cpus: {})
         builders = futures.ThreadPoolExecutor(self.jobs, **side(self.cores and self.cores.building))
         graders = futures.ThreadPoolExecutor(grade_workers, **side(self.cores and self.cores.timing))
         try:
-            grading = [graders.submit(self.grade_after, builders.submit(self.build, n, p, k, folder))
+            # Each pool runs its first job first: no build or grading waits on a job queued behind it.
+            kit = builders.submit(self.share_kit_objects)
+            references = graders.submit(self.grade_references)
+            before = [kit] + ([references] if self.cores and not self.cores.quiet else [])
+            grading = [graders.submit(self.grade_after, references,
+                                      builders.submit(self.build_after, before, n, p, k, folder))
                        for n, p, k, folder in todo]
             for f in futures.as_completed(grading):
                 result = f.result()
@@ -769,9 +792,6 @@ class Pipeline:
             builders.shutdown()
             graders.shutdown()
         return results
-
-    def grade_after(self, build_future):
-        return self.grade(build_future.result())
 
 
 def print_submission(result):
@@ -825,8 +845,6 @@ def cmd_grade_all(args):
         todo.append((name, path, key, shown_name(path.name)))
     if len(subs) > len(todo):
         say(f"{len(subs) - len(todo)} already graded with these options (kept; --force regrades)")
-    pipe.share_kit_objects()
-    pipe.grade_references()
     if todo and not args.task_count:  # (a Slurm task's merge is `labkit gradebook`'s)
         drop_class_outputs(pipe.out, [name for name, *_ in todo])
     pipe.run(todo)
