@@ -256,8 +256,8 @@ def check_variant_timing():
 
 
 def check_steady_cpu_timings():
-    """CPU performance points only from a machine that held still: the kit's sequential
-    reference settled in both runs and took the same time in both (within max_drift), and the
+    """CPU performance points in each run's machine speed: the kit's sequential reference settled in
+    both runs, the ratio divided by its drift between them (within max_drift), and the
     reference solution's own measurement settled (its median_error within settled_error); else
     "not graded: machine too noisy", out of the maximum. The student's own noise never decides it."""
     kit = [{"name": "cpu-sequential", "kind": "cpu", "reference": True}, {"name": "cpu-openmp", "kind": "cpu"}]
@@ -285,8 +285,14 @@ def check_steady_cpu_timings():
     # Calls that spread 20% (an 8-thread team's short calls spread more) whose median settled: graded.
     spread = perf(report(10.0, 3.0), report(10.0, 3.0, noise=0.2))
     expect(spread["max"] == 5 and spread["points"] == 5, f"a spread whose median settled is graded ({spread})")
+    # A machine that ran slower in this run costs no one: the ratio is divided by the kit's drift.
+    slower = perf(report(13.0, 3.9))
+    expect(slower["points"] == 5 and slower["ratio"] == 1.0 and slower["drift"] == 1.3 and "1.30x as timed, over 1.30x"
+           in slower["note"], f"a machine 1.3x slower in this run: the ratio in its own speed ({slower})")
+    faster = perf(report(8.0, 6.0))
+    expect(faster["ratio"] == 2.5 and faster["points"] < 5, f"and one that ran faster gives no one its speed ({faster})")
     for why, mine, ref, said in (
-            ("the kit's reference ran 1.3x slower than in the reference's run", report(13.0, 3.0), reference, "took 1.30x"),
+            ("the kit's reference ran 1.6x slower than in the reference's run", report(16.0, 3.0), reference, "took 1.60x"),
             ("the kit's reference was noisy in this run", report(10.0, 3.0, anchor_noise=0.5), reference,
              "known only within 10% (its 25 calls spread 50%; bound 5%)"),
             ("the reference solution's run was noisy", report(10.0, 3.0), report(10.0, 3.0, anchor_noise=0.5), "within 10%"),
@@ -295,19 +301,23 @@ def check_steady_cpu_timings():
         got = perf(mine, ref)
         expect(got["points"] == 0 and got["max"] == 0 and got["note"].startswith("not graded: machine too noisy")
                and said in got["note"], f"{why}: not graded, out of the maximum, saying why ({got})")
-    lab = rubric.score_lab(rules, report(13.0, 3.0), reference, timing=True)
+    lab = rubric.score_lab(rules, report(16.0, 3.0), reference, timing=True)
     expect(lab["max_points"] == 10 and any(n.startswith("performance: machine too noisy") for n in lab["not_graded"]),
            f"the lab says what was not graded: {lab['not_graded']}")
     # A slow submission that makes its own calls vary at will is still scored, from their median.
     jittery = perf(report(10.0, 9.0, noise=0.6))
     expect(jittery["max"] == 5 and jittery["points"] < 5 and "known only within 12%" in jittery["note"],
            f"the student's own noise is scored, not excused: {jittery}")
-    expect(perf(report(13.0, 3.0, settled=None), report(10.0, 3.0, settled=None))["points"] == 5,
-           "a report without the bound (an older grader's) is not judged")
-    loose = rubric.parse('[performance]\nmax_drift = 0.5\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
+    old = perf(report(16.0, 3.0, settled=None), report(10.0, 3.0, settled=None))
+    expect(old["points"] == 5 and old["ratio"] == 1.0, f"a report without the bound (an older grader's) is not judged ({old})")
+    loose = rubric.parse('[performance]\nmax_drift = 0.7\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
                          'performance = 5\n', "lab", "t.toml", kit)
-    expect(rubric.score_lab(loose, report(13.0, 3.0), reference, timing=True)["groups"][0]["performance"]["points"] == 5,
+    expect(rubric.score_lab(loose, report(16.0, 4.8), reference, timing=True)["groups"][0]["performance"]["points"] == 5,
            "a rubric's max_drift widens the bound")
+    tight = rubric.parse('[performance]\nmax_drift = 0.1\n[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\n'
+                         'performance = 5\n', "lab", "t.toml", kit)
+    expect(rubric.score_lab(tight, report(11.5, 3.0), reference, timing=True)["groups"][0]["performance"]["max"] == 0,
+           "and narrows it")
     expect(raises(UsageError, lambda: rubric.parse('[performance]\nmax_drift = -1\n', "lab", "t.toml", kit), "max_drift"),
            "a negative max_drift is refused")
 

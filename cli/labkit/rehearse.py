@@ -550,8 +550,10 @@ def stability(entry, result, twin_result):
 
 
 def noisy_count(results):
-    """(times CPU performance was not graded as the machine was too noisy, times it was tried, and
-    [submission, group, why] of each: which measurement moved, so that the next lever is known)."""
+    """(times CPU performance was not graded as the machine was too noisy, times it could have been:
+    a group with a passing, timed variant, compared with the reference or refused as noisy; and
+    [submission, group, why] of each refusal: which measurement moved, so that the next lever is
+    known)."""
     noisy, tried = [], 0
     prefix = f"not graded: {NOISY}"
     for r in results:
@@ -561,7 +563,7 @@ def noisy_count(results):
                 if g["kind"] != "cpu" or not g["graded"] or not perf:
                     continue
                 is_noisy = perf.get("note", "").startswith(prefix)
-                if perf.get("max") or is_noisy:
+                if perf.get("ratio") is not None or is_noisy:
                     tried += 1
                     if is_noisy:
                         noisy.append([r.get("name", "?"), g["title"], perf["note"].removeprefix(prefix).lstrip(": ")])
@@ -693,7 +695,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
     for t in twins:
         md += [f"{' and '.join(t['pair'])} ({t['lab']}):", "",
                *table(["group", "", "performance points"], t["groups"]), ""]
-    md += [f"Machine too noisy: {noisy} of {tried} CPU performance gradings." if tried else
+    md += [f"Machine too noisy: {noisy} of {tried} CPU performance gradings of a passing, timed variant." if tried else
            "Machine too noisy: no CPU performance was graded (timing off, or no reference timing).", "",
            *([*table(["submission", "group", "why"], which), ""] if which else []),
            "## Checks", ""]
@@ -712,7 +714,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
         say(f"  {d}")
     for t in twins:
         say(f"stability of {' and '.join(t['pair'])}: " + "; ".join(f"{g}: {s} ({w})" for g, s, w in t["groups"]))
-    say(f"machine too noisy: {noisy} of {tried} CPU performance gradings" if tried else
+    say(f"machine too noisy: {noisy} of {tried} CPU performance gradings of a passing, timed variant" if tried else
         "machine too noisy: no CPU performance graded here")
     for name, group, why in which:
         say(f"  {name}, {group}: {why}")
