@@ -45,6 +45,7 @@ def main():
     expect(inside == sorted(side) and sorted(os.sched_getaffinity(0)) == mine, "pinned() pins for a while")
     check_turns()
     check_merge()
+    check_class_start()
     print("all ok" if not FAILED else f"{len(FAILED)} failed")
     return 1 if FAILED else 0
 
@@ -102,6 +103,72 @@ def check_merge():
            f"a wrong output while timed fails it: {merged['b']}")
     expect(merged["c"]["detail"] == "wrong" and checked["performance"] == timed["performance"],
            "an untimed variant is as checked; the timings are the timing run's")
+
+
+
+def check_class_start():
+    """A class run's start (batch.Pipeline.run): the reference timed while the kit's objects and
+    the first submission build, where the split gives them cores of their own; every build after
+    the reference's timing where it does not; a reference timing that failed is not kept for the
+    next run, and one cut short by an interrupt keeps nothing."""
+    import tempfile
+    import threading
+    import time
+    from types import SimpleNamespace
+    from labkit import batch, reports
+
+    def pipeline(tmp, split, grader):
+        pipe = object.__new__(batch.Pipeline)
+        pipe.jobs, pipe.cores, pipe.timing, pipe.stopping, pipe.prepared = 1, split, True, False, None
+        pipe.labs, pipe.key, pipe.references, pipe.solution_runners = ["lab"], "key", {}, {"lab": "runner"}
+        pipe.out, pipe.args, pipe.graders, pipe.kit_variants, pipe.sandbox = Path(tmp), SimpleNamespace(force=False), \
+            {"lab": "grader"}, {"lab": []}, None
+        batch.run_grader = grader
+        return pipe
+
+    log, lock = [], threading.Lock()
+
+    def note(what):
+        with lock:
+            log.append(what)
+
+    def slow_reference(*_args, **_kw):
+        note("reference starts")
+        time.sleep(0.3)
+        note("reference ends")
+        return {"_file": "r.json", "variants": []}
+
+    real_grader = batch.run_grader
+    cpus = set(os.sched_getaffinity(0))
+    try:
+        for own_cores in (False, True):  # a split that shares the cores (2 of them), one that does not
+            with tempfile.TemporaryDirectory() as tmp:
+                pipe = pipeline(tmp, SimpleNamespace(quiet=own_cores, timing=cpus, building=cpus), slow_reference)
+                log.clear()
+                pipe.share_kit_objects = lambda: note("kit built")
+                pipe.build = lambda name, *_: note(f"{name} built") or name
+                pipe.grade = lambda name: note(f"{name} graded") or {"name": name, "labs": {}, "seconds": 0.0,
+                                                                     "notes": [], "source": ""}
+                pipe.run([("alice", None, "k", "alice")])
+                if not own_cores:
+                    expect(log.index("reference ends") < log.index("kit built") < log.index("alice built"),
+                           f"cores shared by timing and builds: the builds, the kit's too, after the reference ({log})")
+                else:
+                    expect(log.index("alice built") < log.index("reference ends") < log.index("alice graded"),
+                           f"cores of their own: the kit and the first build beside the reference's timing ({log})")
+        with tempfile.TemporaryDirectory() as tmp:
+            failed = lambda *_a, **_k: reports.placeholder("lab", "solution", [{"name": "v"}], "error", "it crashed")
+            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus), failed)
+            pipe.grade_references()
+            expect(not (Path(tmp) / "reference" / "lab.json").exists() and "lab" in pipe.references,
+                   "a reference timing that failed is used by this run and not kept for the next")
+            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus),
+                            lambda *_a, **_k: (setattr(pipe, "stopping", True), {"_file": "r.json"})[1])
+            pipe.grade_references()
+            expect(not (Path(tmp) / "reference" / "lab.json").exists() and not pipe.references,
+                   "one cut short by an interrupt keeps nothing")
+    finally:
+        batch.run_grader = real_grader
 
 
 if __name__ == "__main__":

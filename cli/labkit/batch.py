@@ -12,8 +12,8 @@ sanitizer runs, then a timing of the variants that passed (--no-check), alone: n
 sanitizer and no other timing runs meanwhile (quiet.Turns), so no two timings share the GPU. The
 gradings and the builds run on cores of their own, whole physical cores each (quiet.py), the
 builds also at the lowest CPU priority (nice 19): the timing, and the reference's timing before
-the class, have their cores to themselves, and CPU times are compared with the reference's only
-when the machine held still (rubric.py).
+the class, have their cores to themselves, and CPU times are compared with the reference's in
+each run's machine speed (rubric.py).
 
 Build isolation: each student file compiles on its own (ninja -k 0 over the files' objects). A
 file that does not compile is replaced by the starter's, so everything else still links and is
@@ -280,11 +280,12 @@ def prepare_tasks(args, work):
     return slot
 
 
-def prepare_slot(main, labs, slot, jobs=None, background=False):
+def prepare_slot(main, labs, slot, jobs=None, background=False, progress=True):
     """slot's build folder configured for the starters' files, with the labs' runners built: the
     kit's own objects compiled once, for every other slot to start from as a copy (copy_prepared)
-    instead of compiling them again. jobs, background: ninja's (a class run's build cores, beside
-    the reference's timing). Raises LabkitError when it does not build."""
+    instead of compiling them again. jobs, background, progress: ninja's (a class run's build
+    cores, beside the reference's timing, with no progress line among its output). Raises
+    LabkitError when it does not build."""
     with slot_lock(slot):
         for name in main.names():
             for f in student_files(build_grader(main, main.lab(name)), name):
@@ -296,7 +297,7 @@ def prepare_slot(main, labs, slot, jobs=None, background=False):
                 raise LabkitError(f"meson setup of the build slot {bdir} failed:\n{first_errors(out)}")
         prepared = BuildInfo.read(bdir)
         ok, out = ninja(bdir, [prepared.lab(name).runner for name in labs], echo=False, jobs=jobs,
-                        background=background)
+                        background=background, progress=progress)
         if not ok:
             raise LabkitError(f"the build slot {bdir} does not build:\n{first_errors(out)}")
 
@@ -386,7 +387,7 @@ class Pipeline:
         self.jobs = args.jobs or (default_jobs() if self.groups.program else 1)
         self.forwarded = submission_options(self.main.dir)
         self.graders, self.lab_files, self.kit_variants, self.rubrics = {}, {}, {}, {}
-        self.references = {}
+        self.references, self.solution_runners = {}, {}
         self.stopping = False  # set when the run is interrupted: no result is written after it
 
     def prepare(self, sandbox):
@@ -400,6 +401,8 @@ class Pipeline:
             for warning in ([f"variants no rubric group names (they score nothing): {', '.join(self.rubrics[name].unscored)}"]
                             if self.rubrics[name].unscored else []):
                 say(f"{name}: {warning}")
+            if lab.solution_runner and not self.args.no_perf:  # built here: ninja runs in one thread only
+                self.solution_runners[name] = make(self.main.dir, lab.solution_runner)[0]
             starter, _ = make(self.main.dir, lab.runner)
             if starter is not None:
                 validate_options(self.graders[name], starter, self.args, sandbox)
@@ -441,7 +444,8 @@ class Pipeline:
             return
         say(f"grade-all: building the kit's own objects once, in {first}, for {len(new)} more build slot(s)")
         try:
-            prepare_slot(self.main, self.labs, first, jobs=len(os.sched_getaffinity(0)), background=self.timing)
+            prepare_slot(self.main, self.labs, first, jobs=len(os.sched_getaffinity(0)), background=self.timing,
+                         progress=False)
         except LabkitError as e:  # each slot then builds them itself, and says why it fails
             say(f"warning: {e}")
             return
@@ -456,6 +460,8 @@ class Pipeline:
         if not self.timing:
             return
         for lab in self.labs:
+            if self.stopping:  # interrupted: time nothing more, and keep nothing of it
+                return
             cached = self.out / "reference" / f"{lab}.json"
             try:
                 got = json.loads(cached.read_text())
@@ -464,8 +470,7 @@ class Pipeline:
                     continue
             except (OSError, ValueError):
                 pass
-            target = self.main.lab(lab).solution_runner
-            runner = make(self.main.dir, target)[0] if target else None
+            runner = self.solution_runners.get(lab)
             if runner is None:
                 say(f"{lab}: no reference solution built here: performance points are not graded")
                 continue
@@ -474,8 +479,15 @@ class Pipeline:
                 report = run_grader(self.graders[lab], runner, lab, "solution", self.out / "reference", self.args,
                                     self.kit_variants[lab], self.sandbox,
                                     log_path=self.out / "reference" / f"{lab}.log")
-            report["_key"] = self.key
-            write_atomic(cached, json.dumps(report))
+            if self.stopping:
+                return
+            why = reports.stand_in_reason(report)
+            if why:  # kept for this run only: a later one times it again
+                say(f"warning: {lab}: the reference solution's timing failed ({why}): performance points are "
+                    "not graded")
+            else:
+                report["_key"] = self.key
+                write_atomic(cached, json.dumps(report))
             self.references[lab] = report
 
     # ---- building ----------------------------------------------------------------------------
@@ -730,14 +742,16 @@ class Pipeline:
             return False
         return got.get("schema") == SCHEMA and got.get("key") == key and got.get("options") == self.key
 
-    def build_after(self, before, *submission):
+    def after(self, before, job, *args):
+        """job(*args) once the futures before are done; nothing new once the run is stopping."""
         for f in before:
             f.result()
-        return self.build(*submission)
+        if self.stopping:
+            raise LabkitError("stopped")
+        return job(*args)
 
     def grade_after(self, references, build_future):
-        references.result()
-        return self.grade(build_future.result())
+        return self.after([references, build_future], lambda: self.grade(build_future.result()))
 
     def run(self, todo):
         """Builds and grades todo ([(name, path, key, folder)]), showing progress and the time left.
@@ -745,8 +759,8 @@ class Pipeline:
         timing (grade_references) on the timing cores, side by side, and the first submissions'
         builds as soon as the kit's objects are there: the GPU and the timing cores wait for no
         build, and the builds for no timing. Where the timing shares its cores with the builds (a
-        machine too small to split), the builds wait for the reference's timing. Returns the
-        results."""
+        machine too small to split), every build waits for the reference's timing, the kit's
+        objects too. Returns the results."""
         if not todo:
             return []
         done, results, started = 0, [], time.monotonic()
@@ -756,11 +770,11 @@ class Pipeline:
         graders = futures.ThreadPoolExecutor(grade_workers, **side(self.cores and self.cores.timing))
         try:
             # Each pool runs its first job first: no build or grading waits on a job queued behind it.
-            kit = builders.submit(self.share_kit_objects)
             references = graders.submit(self.grade_references)
-            before = [kit] + ([references] if self.cores and not self.cores.quiet else [])
+            shared = [references] if self.cores and not self.cores.quiet else []
+            kit = builders.submit(self.after, shared, self.share_kit_objects)
             grading = [graders.submit(self.grade_after, references,
-                                      builders.submit(self.build_after, before, n, p, k, folder))
+                                      builders.submit(self.after, [kit], self.build, n, p, k, folder))
                        for n, p, k, folder in todo]
             for f in futures.as_completed(grading):
                 result = f.result()

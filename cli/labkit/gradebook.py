@@ -217,7 +217,8 @@ def _perf_text(perf):
     if perf.get("reference_ms") is not None:
         text += f" vs {reports.fmt_ms(perf['reference_ms'])} ms for the reference"
     if isinstance(perf.get("ratio"), (int, float)):
-        text += f" ({perf['ratio']:.1f}× its time)"
+        speed = " in this run's machine speed" if round(perf.get("drift", 1), 2) != 1 else ""
+        text += f" ({perf['ratio']:.1f}× its time{speed})"
     if perf.get("size"):
         text += f" at {perf['size']}"
     if perf.get("note"):

@@ -696,7 +696,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
         md += [f"{' and '.join(t['pair'])} ({t['lab']}):", "",
                *table(["group", "", "performance points"], t["groups"]), ""]
     md += [f"Machine too noisy: {noisy} of {tried} CPU performance gradings of a passing, timed variant." if tried else
-           "Machine too noisy: no CPU performance was graded (timing off, or no reference timing).", "",
+           "Machine too noisy: no CPU group had a passing, timed variant (timing off, no reference timing, or none passed).", "",
            *([*table(["submission", "group", "why"], which), ""] if which else []),
            "## Checks", ""]
     for e in entries:
@@ -715,7 +715,7 @@ def write_report(out, args, ctx, rows, entries, times, twins, noise):
     for t in twins:
         say(f"stability of {' and '.join(t['pair'])}: " + "; ".join(f"{g}: {s} ({w})" for g, s, w in t["groups"]))
     say(f"machine too noisy: {noisy} of {tried} CPU performance gradings of a passing, timed variant" if tried else
-        "machine too noisy: no CPU performance graded here")
+        "machine too noisy: no CPU group had a passing, timed variant here")
     for name, group, why in which:
         say(f"  {name}, {group}: {why}")
     say(machine)

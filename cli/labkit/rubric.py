@@ -19,7 +19,7 @@ The rules, for every lab alike:
 - A CPU time is compared in the machine's own speed of its run: the kit's own sequential
   reference (the same code in both runs, in the grader, where a submission cannot reach it) must
   have settled in each run, and the time ratio is divided by the ratio of its two times (the
-  drift), so that a machine that ran slower in one run costs no one. Beyond `max_drift` (50%)
+  drift), so that a machine that ran slower in one run costs no one. Beyond `max_drift` (30%)
   either way the machine changed too much for that, and the reference solution's own
   measurement must have settled too. (On an H200 node with a class building beside its timing,
   the drift reached 1.01 to 1.22 in one run: a bound of 15% without the division refused 6 of 23
@@ -49,7 +49,7 @@ from .verdicts import PASS, SHOWN
 RUBRIC_FILE = "rubric.toml"
 DEFAULT_FULL_AT = 1.2
 DEFAULT_ZERO_AT = 3.0
-DEFAULT_MAX_DRIFT = 0.5  # the kit's sequential reference, timed in both runs, agrees within 50%
+DEFAULT_MAX_DRIFT = 0.3  # the kit's sequential reference, timed in both runs, agrees within 30%
 NO_GPU = "no CUDA device"
 NO_TIMING = "timing was off (--no-perf)"
 NO_REFERENCE_TIMING = "no timing of the reference solution to compare with"
