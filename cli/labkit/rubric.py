@@ -180,7 +180,7 @@ def _entry(report, variant, size, ms):
 
 def _anchor(report, exercise):
     """The kit's own CPU reference of exercise (the sequential one: first in the lab's table),
-    whose time in two runs says whether the machine held still between them; None if none."""
+    whose time in two runs says how much the machine's speed drifted between them; None if none."""
     return next((v["name"] for v in report.get("variants", []) if v.get("reference") and
                  v.get("kind") == "cpu" and v.get("exercise", "") == exercise), None)
 
