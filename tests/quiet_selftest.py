@@ -105,7 +105,6 @@ def check_merge():
            "an untimed variant is as checked; the timings are the timing run's")
 
 
-
 def check_class_start():
     """A class run's start (batch.Pipeline.run): the reference timed while the kit's objects and
     the first submission build, where the split gives them cores of their own; every build after
@@ -117,13 +116,12 @@ def check_class_start():
     from types import SimpleNamespace
     from labkit import batch, reports
 
-    def pipeline(tmp, split, grader):
+    def pipeline(tmp, split):
         pipe = object.__new__(batch.Pipeline)
         pipe.jobs, pipe.cores, pipe.timing, pipe.stopping, pipe.prepared = 1, split, True, False, None
         pipe.labs, pipe.key, pipe.references, pipe.solution_runners = ["lab"], "key", {}, {"lab": "runner"}
         pipe.out, pipe.args, pipe.graders, pipe.kit_variants, pipe.sandbox = Path(tmp), SimpleNamespace(force=False), \
             {"lab": "grader"}, {"lab": []}, None
-        batch.run_grader = grader
         return pipe
 
     log, lock = [], threading.Lock()
@@ -143,7 +141,8 @@ def check_class_start():
     try:
         for own_cores in (False, True):  # a split that shares the cores (2 of them), one that does not
             with tempfile.TemporaryDirectory() as tmp:
-                pipe = pipeline(tmp, SimpleNamespace(quiet=own_cores, timing=cpus, building=cpus), slow_reference)
+                batch.run_grader = slow_reference
+                pipe = pipeline(tmp, SimpleNamespace(quiet=own_cores, timing=cpus, building=cpus))
                 log.clear()
                 pipe.share_kit_objects = lambda: note("kit built")
                 pipe.build = lambda name, *_: note(f"{name} built") or name
@@ -157,13 +156,14 @@ def check_class_start():
                     expect(log.index("alice built") < log.index("reference ends") < log.index("alice graded"),
                            f"cores of their own: the kit and the first build beside the reference's timing ({log})")
         with tempfile.TemporaryDirectory() as tmp:
-            failed = lambda *_a, **_k: reports.placeholder("lab", "solution", [{"name": "v"}], "error", "it crashed")
-            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus), failed)
+            batch.run_grader = lambda *_a, **_k: reports.placeholder("lab", "solution", [{"name": "v"}], "error",
+                                                                     "it crashed")
+            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus))
             pipe.grade_references()
             expect(not (Path(tmp) / "reference" / "lab.json").exists() and "lab" in pipe.references,
                    "a reference timing that failed is used by this run and not kept for the next")
-            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus),
-                            lambda *_a, **_k: (setattr(pipe, "stopping", True), {"_file": "r.json"})[1])
+            pipe = pipeline(tmp, SimpleNamespace(quiet=True, timing=cpus, building=cpus))
+            batch.run_grader = lambda *_a, **_k: (setattr(pipe, "stopping", True), {"_file": "r.json"})[1]
             pipe.grade_references()
             expect(not (Path(tmp) / "reference" / "lab.json").exists() and not pipe.references,
                    "one cut short by an interrupt keeps nothing")

@@ -392,6 +392,7 @@ class Pipeline:
 
     def prepare(self, sandbox):
         self.sandbox = sandbox
+        self.timing = not self.args.no_perf
         for name in self.labs:
             lab = self.main.lab(name)
             self.graders[name] = build_grader(self.main, lab)
@@ -401,7 +402,7 @@ class Pipeline:
             for warning in ([f"variants no rubric group names (they score nothing): {', '.join(self.rubrics[name].unscored)}"]
                             if self.rubrics[name].unscored else []):
                 say(f"{name}: {warning}")
-            if lab.solution_runner and not self.args.no_perf:  # built here: ninja runs in one thread only
+            if lab.solution_runner and self.timing:  # built here: ninja runs in one thread only
                 self.solution_runners[name] = make(self.main.dir, lab.solution_runner)[0]
             starter, _ = make(self.main.dir, lab.runner)
             if starter is not None:
@@ -412,7 +413,6 @@ class Pipeline:
                 self.staged_files[name] = student_files(build_grader(self.main, self.main.lab(name)), name)
         self.gpu = machine_gpu(self.main)
         self.sanitizer = find_sanitizer() if self.args.sanitize else None  # cmd_grade_all checked the GPU
-        self.timing = not self.args.no_perf
         self.key = options_key(self.args, self.labs)
         # One set of cases for the whole class, built once per lab and kept private (below).
         cache = self.out / "cases"
@@ -444,7 +444,7 @@ class Pipeline:
             return
         say(f"grade-all: building the kit's own objects once, in {first}, for {len(new)} more build slot(s)")
         try:
-            prepare_slot(self.main, self.labs, first, jobs=len(os.sched_getaffinity(0)), background=self.timing,
+            prepare_slot(self.main, self.labs, first, jobs=cpus(), background=self.timing,
                          progress=False)
         except LabkitError as e:  # each slot then builds them itself, and says why it fails
             say(f"warning: {e}")

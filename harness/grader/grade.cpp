@@ -570,7 +570,8 @@ double load_average() {
 // The note on a CPU variant whose measurement with the most threads kept few of them busy; "" if
 // none.
 std::string idle_threads_note(const std::vector<PerfLine>& lines) {
-    const auto judged = [](const PerfLine& l) { return l.demand_ms > 0 || l.ms >= kBusyMinMs; };
+    const auto demand_known = [](const PerfLine& l) { return l.demand_ms > 0; };
+    const auto judged = [&](const PerfLine& l) { return demand_known(l) || l.ms >= kBusyMinMs; };
     const PerfLine* most = nullptr;
     for (const auto& l : lines)
         if (judged(l) && (!most || l.threads > most->threads || (l.threads == most->threads && l.ms > most->ms)))
@@ -579,15 +580,14 @@ std::string idle_threads_note(const std::vector<PerfLine>& lines) {
     const int usable = std::min(most->threads, labkit::cores());
     const double busy = most->cpu_ms / most->ms, wanting = most->demand_ms / most->ms;
     const double limit = 1 + kIdleShare * (usable - 1);
-    const bool demand_known = most->demand_ms > 0;
-    if (usable < 2 || busy >= limit || (demand_known && wanting >= limit)) return "";
+    if (usable < 2 || busy >= limit || (demand_known(*most) && wanting >= limit)) return "";
     char text[360], also[96] = "";
-    if (demand_known) std::snprintf(also, sizeof also, " and %.1f running or waiting for a core", wanting);
+    if (demand_known(*most)) std::snprintf(also, sizeof also, " and %.1f running or waiting for a core", wanting);
     std::snprintf(text, sizeof text,
                   "kept %.1f threads busy%s when given %d at %dx%d (their time over the wall time of its timed calls): is "
                   "the work shared among the threads it is given?%s",
                   busy, also, most->threads, most->width, most->height,
-                  demand_known ? "" : " (a machine loaded by other work also leaves fewer cores)");
+                  demand_known(*most) ? "" : " (a machine loaded by other work also leaves fewer cores)");
     return text;
 }
 
