@@ -256,15 +256,16 @@ def check_variant_timing():
 
 
 def check_steady_cpu_timings():
-    """CPU performance points in each run's machine speed: the kit's sequential reference settled in
-    both runs, the ratio divided by its drift between them (within max_drift), and the
-    reference solution's own measurement settled (its median_error within settled_error); else
-    "not graded: machine too noisy", out of the maximum. The student's own noise never decides it."""
+    """CPU performance points at one thread in each run's machine speed: the kit's sequential
+    reference settled in both runs, the ratio divided by its drift between them (within max_drift);
+    a team of threads compared as timed, whatever that one thread did; either way the reference
+    solution's own measurement settled (its median_error within settled_error); else "not graded:
+    machine too noisy", out of the maximum. The student's own noise never decides it."""
     kit = [{"name": "cpu-sequential", "kind": "cpu", "reference": True}, {"name": "cpu-openmp", "kind": "cpu"}]
     rules = rubric.parse('[[group]]\nvariants = ["cpu-openmp"]\ncorrectness = 10\nperformance = 5\n', "lab", "t.toml", kit)
     runs = 25  # a median_error is a spread over the root of the count: 0.3 over 5
 
-    def report(anchor_ms, ms, anchor_noise=0.02, noise=0.02, settled=0.05):
+    def report(anchor_ms, ms, anchor_noise=0.02, noise=0.02, settled=0.05, threads=1):
         out = {"variants": [{"name": "cpu-sequential", "kind": "cpu", "reference": True, "exercise": "e", "status": "pass"},
                             {"name": "cpu-openmp", "kind": "cpu", "exercise": "e", "status": "pass",
                              "cases_passed": 4, "cases_total": 4}],
@@ -272,7 +273,7 @@ def check_steady_cpu_timings():
                                 "height": 2048, "threads": t, "kernel_ms": m, "noise": n, "runs": runs,
                                 "median_error": n / runs ** 0.5}
                                for v, t, m, n in (("cpu-sequential", 1, anchor_ms, anchor_noise),
-                                                  ("cpu-openmp", 4, ms, noise))]}
+                                                  ("cpu-openmp", threads, ms, noise))]}
         if settled is not None:
             out["settled_error"] = settled
         return out
@@ -301,6 +302,16 @@ def check_steady_cpu_timings():
         got = perf(mine, ref)
         expect(got["points"] == 0 and got["max"] == 0 and got["note"].startswith("not graded: machine too noisy")
                and said in got["note"], f"{why}: not graded, out of the maximum, saying why ({got})")
+    # A team of threads is compared as timed: one thread's time says how fast its own core was
+    # (on an H200 node's KVM guest, 1.5x apart between two runs while the teams kept their times).
+    team_reference = report(10.0, 3.0, threads=4)
+    for anchor_ms, ms, points in ((16.0, 3.0, 5), (6.0, 3.0, 5), (16.0, 5.4, 3.33)):
+        team = perf(report(anchor_ms, ms, threads=4), team_reference)
+        expect(team["max"] == 5 and team["points"] == points and team["drift"] == 1 and "as timed" not in team["note"],
+               f"a team of 4 whose kit's one thread took {anchor_ms} ms against 10: compared as timed ({team})")
+    noisy_team = perf(report(10.0, 3.0, threads=4), report(10.0, 3.0, noise=0.4, threads=4))
+    expect(noisy_team["max"] == 0 and "reference solution's cpu-openmp's median was known only" in noisy_team["note"],
+           f"a team still needs the reference solution's own median settled ({noisy_team})")
     lab = rubric.score_lab(rules, report(16.0, 3.0), reference, timing=True)
     expect(lab["max_points"] == 10 and any(n.startswith("performance: machine too noisy") for n in lab["not_graded"]),
            f"the lab says what was not graded: {lab['not_graded']}")
