@@ -54,7 +54,6 @@ RUBRIC_FILE = "rubric.toml"
 DEFAULT_FULL_AT = 1.2
 DEFAULT_ZERO_AT = 3.0
 DEFAULT_MAX_DRIFT = 0.3  # the kit's sequential reference, timed in both runs, agrees within 30%
-ANCHOR_THREADS = 1  # the kit's sequential reference's threads: only a time at as many is divided by its drift
 NO_GPU = "no CUDA device"
 NO_TIMING = "timing was off (--no-perf)"
 NO_REFERENCE_TIMING = "no timing of the reference solution to compare with"
@@ -203,8 +202,8 @@ def _unsettled(entry, bound):
 def _machine_drift(rubric, report, reference, variant, size, ms, ref_ms):
     """(why comparing a CPU variant's time ms at size with the reference solution's ref_ms cannot
     be trusted, "" when it can; the drift: the kit's sequential reference's time in this run over
-    its time in the reference's run, 1 where it is not used: a team of threads, or no timing of it
-    at that size): see the module's rules. Reports without the bound (older ones) are not judged,
+    its time in the reference's run, 1 where it is not used: no timing of it at that size, or a
+    time at another thread count than its own): see the module's rules. Reports without the bound (older ones) are not judged,
     and not divided."""
     bound = report.get("settled_error")
     if not isinstance(bound, (int, float)) or isinstance(bound, bool):
@@ -213,13 +212,13 @@ def _machine_drift(rubric, report, reference, variant, size, ms, ref_ms):
     why = _unsettled(_entry(reference, variant, size, ref_ms), bound)
     if why:
         return f"the reference solution's {variant}'s median was {why}", 1.0
-    if mine.get("threads", ANCHOR_THREADS) != ANCHOR_THREADS:  # a team: compared as timed
-        return "", 1.0
     anchor = _anchor(report, mine.get("exercise", ""))
     at_mine = reports.perf_by_variant(report).get(anchor, {}).get(size)
     at_ref = reports.perf_by_variant(reference).get(anchor, {}).get(size)
     if not anchor or not at_mine or not at_ref:  # not timed at that size (--cpu-max-gflop): no check
         return "", 1.0
+    if mine.get("threads") != _entry(report, anchor, size, at_mine).get("threads"):
+        return "", 1.0  # a team, where the anchor ran one thread: compared as timed
     for whose, rep, at in (("this", report, at_mine), ("the reference solution's", reference, at_ref)):
         why = _unsettled(_entry(rep, anchor, size, at), bound)
         if why:
