@@ -203,8 +203,8 @@ def _machine_drift(rubric, report, reference, variant, size, ms, ref_ms):
     """(why comparing a CPU variant's time ms at size with the reference solution's ref_ms cannot
     be trusted, "" when it can; the drift: the kit's sequential reference's time in this run over
     its time in the reference's run, 1 where it is not used: no timing of it at that size, or a
-    time at another thread count than its own): see the module's rules. Reports without the bound (older ones) are not judged,
-    and not divided."""
+    time at another thread count than its own): see the module's rules. Reports without the bound
+    (older ones) are not judged, and not divided."""
     bound = report.get("settled_error")
     if not isinstance(bound, (int, float)) or isinstance(bound, bool):
         return "", 1.0
