@@ -27,10 +27,11 @@ The rules, for every lab alike:
   21 ms in some submissions' runs and 32 to 34 ms in others, while the 8-thread teams timed beside
   it kept their times: divided by its drift, the honest teams came out at 0.49x to 1.84x the
   reference's time, as timed at 0.73x to 1.23x (one at 1.52x);
-  measurements/cpu-timing-runB-H200-2026-12-02.md.) Either way the reference solution's own measurement must have settled. A measurement has
-  settled when its median is known within the grader's `settled_error` (its `median_error`: the
-  timed calls' interquartile range over their median, over the root of their count; the grader
-  times on until it settles, common/labkit/timing.hpp). Else the group's performance points are
+  measurements/cpu-timing-runB-H200-2026-12-02.md.) Either way the reference solution's own
+  measurement must have settled. A measurement has settled when its median is known within the
+  grader's `settled_error` (its `median_error`: the timed calls' interquartile range over their
+  median, over the root of their count; the grader times on until it settles,
+  common/labkit/timing.hpp). Else the group's performance points are
   "not graded: machine too noisy", out of the maximum. The student's own noise never decides it
   (a submission could make its times vary at will); its median is scored, and a noisy one is said.
 - compute-sanitizer findings (--sanitize) cost the rubric's `sanitizer.penalty` share of the
@@ -217,10 +218,12 @@ def _machine_drift(rubric, report, reference, variant, size, ms, ref_ms):
     at_ref = reports.perf_by_variant(reference).get(anchor, {}).get(size)
     if not anchor or not at_mine or not at_ref:  # not timed at that size (--cpu-max-gflop): no check
         return "", 1.0
-    if mine.get("threads") != _entry(report, anchor, size, at_mine).get("threads"):
+    anchors = (("this", _entry(report, anchor, size, at_mine)),
+               ("the reference solution's", _entry(reference, anchor, size, at_ref)))
+    if mine.get("threads") != anchors[0][1].get("threads"):
         return "", 1.0  # a team, where the anchor ran one thread: compared as timed
-    for whose, rep, at in (("this", report, at_mine), ("the reference solution's", reference, at_ref)):
-        why = _unsettled(_entry(rep, anchor, size, at), bound)
+    for whose, entry in anchors:
+        why = _unsettled(entry, bound)
         if why:
             return f"the kit's {anchor}'s median in {whose} run was {why}", 1.0
     drift = at_mine / at_ref
