@@ -19,7 +19,7 @@ from .gradebook import cmd_gradebook
 from .gradescope import cmd_gradescope_bundle
 from .plots import cmd_plot
 from .profile import PROFILE_SIZE, cmd_profile
-from .rehearse import DEFAULT_OUT as REHEARSAL_OUT, MANIFEST, QUICK_SIZES, SANITIZER, cmd_rehearse
+from .rehearse import DEFAULT_OUT as REHEARSAL_OUT, MANIFEST, QUICK_LEAST_THREADS, QUICK_SIZES, SANITIZER, cmd_rehearse
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options, forwarded_args
 from .testrun import GPU_BUDGET_S, cmd_test
@@ -212,7 +212,8 @@ def make_parser(spec=None):
     p.add_argument("--no-perf", action="store_true", help="correctness only: no timing, no performance points")
     speed = p.add_mutually_exclusive_group()
     speed.add_argument("--quick", action="store_true", help=f"the default: grade-all --quick --sizes {QUICK_SIZES} "
-                       "(one timing per variant; the large sizes the kit's bugs need)")
+                       f"--threads {QUICK_LEAST_THREADS},N (one timing per variant and thread count, N the "
+                       "cores grade-all times on; the large sizes the kit's bugs need)")
     speed.add_argument("--full", action="store_true", help="grade-all's own defaults: every size, every timing")
     p.add_argument("--sizes", metavar="SIZES", help="grade-all's --sizes instead")
     p.add_argument("--cpu-only", action="store_true", help="only the submissions whose checks show without a GPU")

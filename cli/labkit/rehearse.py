@@ -35,6 +35,7 @@ from pathlib import Path
 from .build import build_dir_of, open_build
 from .programs import machine_gpu
 from .proc import stream
+from .quiet import split_cores
 from .rubric import NOISY
 from .submissions import shown_name
 from .util import ROOT, LabkitError, UsageError, kit_path, markdown_table, print_table, rel, say, write_atomic
@@ -50,6 +51,12 @@ SANITIZER = "racecheck"  # the hazards the labs' races are: shared memory read b
 # kit's bugs need: 3000x3000 for a 32-bit sum to pass 2^31, 4097x2049 for a few thousand blocks
 # (a chain of single-pass blocks, a race across many blocks).
 QUICK_SIZES = "quick,3000x3000,4097x2049"
+# --quick times one thread count, the timing side's cores (quiet.split_cores), where a team that
+# ignores the count it is given gains nothing and reads about as an honest one: the corpus's team of
+# 4x the cores, given the 8 of an H200 node's timing side, read 9.3 threads running or waiting for a
+# core in one class run (flagged) and 7.3 in another (not), 2026-12-02. Given one thread it keeps
+# several busy whatever the load, so the quick timing adds this count: a few ms of calls a variant.
+QUICK_LEAST_THREADS = 1
 # Two gradings of the same submission agree on each group's performance points within this share
 # of the group's performance points.
 STABILITY_SHARE = 0.10
@@ -330,6 +337,13 @@ def how_made(entry):
 
 # ---- grading ------------------------------------------------------------------------------------
 
+def quick_threads():
+    """grade-all's --threads under --quick: QUICK_LEAST_THREADS and the cores of the timing side
+    that grade-all makes here without --threads (the count the grader's --quick times alone)."""
+    counts = sorted({QUICK_LEAST_THREADS, len(split_cores().timing)})
+    return ",".join(map(str, counts))
+
+
 def grade_class(args, lab, lab_dir, sanitize):
     """./labkit grade-all over the lab's class, as an instructor runs it; its call's [start, end]
     added to <lab>/calls.json."""
@@ -340,6 +354,7 @@ def grade_class(args, lab, lab_dir, sanitize):
     cmd += ["--sanitize", SANITIZER] if sanitize else []
     cmd += ["--no-perf"] if args.no_perf else []
     cmd += ["--quick"] if not args.full else []
+    cmd += ["--threads", quick_threads()] if not (args.full or args.no_perf) else []
     sizes = args.sizes or (None if args.full else QUICK_SIZES)
     cmd += ["--sizes", sizes] if sizes else []
     say(f"\n== {lab}: ./labkit {' '.join(cmd[1:])}")
