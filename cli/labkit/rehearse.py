@@ -52,10 +52,8 @@ SANITIZER = "racecheck"  # the hazards the labs' races are: shared memory read b
 # (a chain of single-pass blocks, a race across many blocks).
 QUICK_SIZES = "quick,3000x3000,4097x2049"
 # --quick times one thread count, the timing side's cores (quiet.split_cores), where a team that
-# ignores the count it is given gains nothing and reads about as an honest one: the corpus's team of
-# 4x the cores, given the 8 of an H200 node's timing side, read 9.3 threads running or waiting for a
-# core in one class run (flagged) and 7.3 in another (not), 2026-12-02. Given one thread it keeps
-# several busy whatever the load, so the quick timing adds this count: a few ms of calls a variant.
+# ignores the count it is given gains nothing and is not always told apart (the readings:
+# docs/instructor.md, "Rehearse a class"); given this count too, it keeps several busy.
 QUICK_LEAST_THREADS = 1
 # Two gradings of the same submission agree on each group's performance points within this share
 # of the group's performance points.
