@@ -99,6 +99,10 @@ def make_parser(spec=None):
                    "without a CUDA device (for your files; with --solution, for the reference)")
     p.add_argument("--no-emulate", action="store_true",
                    help="without a CUDA device, leave the GPU variants 'not run' even with --quick")
+    p.add_argument("--retime-reference", action="store_true",
+                   help="time the reference solution again: by default its timings are kept under the build "
+                   "folder and reused while the GPU and its driver, the CPU, the build and these options are "
+                   "the same (the summary says when and where it was timed)")
     p.add_argument("--plots", action="store_true",
                    help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
                    "needs matplotlib)")

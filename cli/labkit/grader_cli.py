@@ -74,8 +74,9 @@ def _build_dir(argv):
 def spec_for(argv):
     """The grader's options for the command argv starts with: read from every grader already
     built in the build folder (never building beside a running class: a Slurm task only reads);
-    a grading command that finds none builds the first lab's grader. None for other commands, and
-    for --help without a built grader."""
+    a grading command that finds none builds one lab's grader: the first the command names (a grade
+    of Lab 2 compiles no Lab 1 code), else the first lab. None for other commands, and for --help
+    without a built grader."""
     if not argv or argv[0] not in GRADING_COMMANDS:
         return None
     build_dir = _build_dir(argv)
@@ -95,7 +96,7 @@ def spec_for(argv):
         info = open_build(build_dir)  # configures it when needed, as the command itself would
         if not info.labs:
             raise LabkitError(f"{build_dir}: this build has no labs")
-        first = info.labs[0]
+        first = next((l for l in info.labs if l.name in argv[1:]), info.labs[0])
         options = _read(build_grader(info, first))
         if options is None:
             raise LabkitError(f"the {first.name} grader does not list its options (`{first.grader} options`): "

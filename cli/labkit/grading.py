@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import grader_cli, reports
+from . import grader_cli, reference_cache, reports
 from .build import build_dir_of, make, open_build
 from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
@@ -229,21 +229,38 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
                 reports.write_back(student)
             replaced.append([lab.name, "student"])
     if sol_runner is not None:
-        log = None
-        if student is not None:  # keep the reference's tables out of the student's way
-            out.mkdir(parents=True, exist_ok=True)
-            log = out / f"{lab.name}-solution.log"
-        solution = run_grader(grader, sol_runner, lab.name, "solution", out, args,
-                              sol_variants, sandbox, log)
+        solution = time_reference(build, lab, grader, sol_runner, sol_variants, args, sandbox, out,
+                                  keep_apart=student is not None)
         replaced.append([lab.name, "solution"])
-        if log is not None and log.exists():
-            print_reference_log(lab.name, log)
     elif sol_err:
         say(f"build-error: the {lab.name} reference does not compile:\n{first_errors(sol_err)}")
         solution = reports.placeholder(lab.name, "solution", [], BUILD_ERROR, first_errors(sol_err, 6))
     if student and solution and reports.flag_fast_timings(student, solution):
         reports.write_back(student)
     return student, solution
+
+
+def time_reference(build, lab, grader, runner, variants, args, sandbox, out, keep_apart):
+    """The reference's report: the one kept for this machine, build and options
+    (reference_cache), else a run of it, then kept. --solution (the reference graded for itself)
+    and --retime-reference always run it. keep_apart: its tables go to results/<lab>-solution.log
+    and are printed after the student's, out of their way."""
+    key, facts = reference_cache.fingerprint(build, lab, grader, runner, sandbox, grader_options(args))
+    log = out / f"{lab.name}-solution.log"
+    solution = None
+    if not args.solution and not getattr(args, "retime_reference", False):
+        solution = reference_cache.load(build, lab.name, key, out)
+    if solution is None:
+        if keep_apart:
+            out.mkdir(parents=True, exist_ok=True)
+        solution = run_grader(grader, runner, lab.name, "solution", out, args, variants, sandbox,
+                              log if keep_apart else None)
+        reference_cache.store(build, lab.name, key, facts, solution)
+    if keep_apart and log.exists():
+        print_reference_log(lab.name, log)
+    if solution.get("reference_timing"):
+        say(reference_cache.note(solution["reference_timing"], solution["reference_timing"].get("reused")))
+    return solution
 
 
 def one_configuration_each(args, rows, among=None):
@@ -276,7 +293,9 @@ def default_emulation(args, build, names):
 
 def grade_default(args, labs, sandbox):
     """Student tree (and reference when built) for each lab, then the side-by-side summary."""
-    if args.seed is None:  # one fresh seed for both sides, so they are checked on the same images
+    # One fresh seed for both sides, so that a reference timed in this run is checked on the same
+    # images (a kept one, reference_cache, was timed on the same sizes and kinds of image).
+    if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "little")
     build = open_build(build_dir_of(args))
     names = build.select(labs)

@@ -65,6 +65,7 @@ def runner_options(grader, runner, sandbox):
     return ["--runner", runner, *sandbox_option(grader, sandbox), *python_options(runner)]
 
 QUERY_TIMEOUT_S = 60
+_DEVICES = {}  # machine_device's answers, by build folder
 
 
 def build_grader(build, lab):
@@ -202,15 +203,27 @@ def no_gpu_reason(build):
     return "" if rc == 0 else (out.strip().split("\t", 1)[-1] or "no CUDA device")
 
 
-def machine_gpu(main):
-    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
-    which groups are graded here, the same for every submission."""
+def machine_device(main):
+    """What the kit's probe says of this machine's CUDA device: its "device" fields (available,
+    reason, name, sms, cc_major, cc_minor, memory_gib, driver, runtime), {} when the build has no
+    CUDA or no probe. Asked once per build folder and process."""
     if not main.cuda or not main.probe:
-        return ""
+        return {}
+    known = _DEVICES.get(str(main.dir))
+    if known is not None:
+        return known
     probe, _ = make(main.dir, main.probe)
     if probe is None:
-        return ""
+        return {}
     # The probe answers on fd 3 (the grader's report pipe): here, onto the captured stdout.
     _, text, _ = capture(["bash", "-c", 'exec "$0" 3>&1 >/dev/null 2>&1', str(probe)], timeout=PROBE_TIMEOUT_S)
     device = dict(l.split("\t")[1:3] for l in text.splitlines() if l.startswith("device\t") and l.count("\t") >= 2)
+    _DEVICES[str(main.dir)] = device
+    return device
+
+
+def machine_gpu(main):
+    """The name of this machine's CUDA device ("" without one), from the kit's probe; it decides
+    which groups are graded here, the same for every submission."""
+    device = machine_device(main)
     return device.get("name", "") if device.get("available") == "1" else ""

@@ -568,8 +568,10 @@ double load_average() {
 }
 
 // The note on a CPU variant whose measurement with the most threads kept few of them busy; "" if
-// none.
-std::string idle_threads_note(const std::vector<PerfLine>& lines) {
+// none. Where the machine's load explains it (machine_busy: busy_machine_note has a note; or not
+// even one thread kept busy, which only other work taking the cores does), it says so and asks
+// nothing of the code: an honest team on a loaded 2-core machine kept 0.5 threads busy given 2.
+std::string idle_threads_note(const std::vector<PerfLine>& lines, bool machine_busy) {
     const auto demand_known = [](const PerfLine& l) { return l.demand_ms > 0; };
     const auto judged = [&](const PerfLine& l) { return demand_known(l) || l.ms >= kBusyMinMs; };
     const PerfLine* most = nullptr;
@@ -582,6 +584,13 @@ std::string idle_threads_note(const std::vector<PerfLine>& lines) {
     const double limit = 1 + kIdleShare * (usable - 1);
     if (usable < 2 || busy >= limit || (demand_known(*most) && wanting >= limit)) return "";
     char text[360], also[96] = "";
+    if (machine_busy || busy < 1) {
+        std::snprintf(text, sizeof text,
+                      "kept %.1f threads busy when given %d at %dx%d, on a machine whose other work had the cores: "
+                      "this says nothing of how your code shares its work; grade on an idle machine to see it",
+                      busy, most->threads, most->width, most->height);
+        return text;
+    }
     if (demand_known(*most)) std::snprintf(also, sizeof also, " and %.1f running or waiting for a core", wanting);
     std::snprintf(text, sizeof text,
                   "kept %.1f threads busy%s when given %d at %dx%d (their time over the wall time of its timed calls): is "
@@ -872,8 +881,9 @@ Timing time_runner(const RunnerVariant& v, GraderExercise& ex, const GradeOption
     if (ended_well) wrong(checks.judge_pending());
     wrong(checks.finish());
     if (v.kind == "cpu") {
-        if (auto note = idle_threads_note(lines); !note.empty()) t.notes.push_back(std::move(note));
-        if (auto note = busy_machine_note(lines, load_average(), labkit::machine_cores()); !note.empty()) t.notes.push_back(std::move(note));
+        const auto busy = busy_machine_note(lines, load_average(), labkit::machine_cores());
+        if (auto note = idle_threads_note(lines, !busy.empty()); !note.empty()) t.notes.push_back(std::move(note));
+        if (!busy.empty()) t.notes.push_back(busy);
     }
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
