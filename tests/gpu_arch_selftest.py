@@ -27,8 +27,8 @@ def refused(value, words):
 
 
 expect("auto", [90], [90], [90])                # the installed GPU: a quick build
-expect("auto", [], NVCC13, [121])               # none (a login node): every architecture, plus PTX
-expect("auto", [70], NVCC13, [121])             # none this nvcc compiles for: the same
+expect("auto", [], [], [75])                    # none (a laptop, a login node): the oldest's PTX only
+expect("auto", [70], [], [75])                  # none this nvcc compiles for: the same
 expect("auto", [75, 86], [75, 86], [86])        # two kinds of GPU: both
 expect("all", [90], NVCC13, [121])
 expect("sm_75", [], [75], [75])                 # machine code, and its PTX for newer GPUs

@@ -8,9 +8,11 @@ NVCC [ARG...] is the CUDA compiler's command as meson holds it: a compiler cache
 list its targets.
 
 VALUE is what -Dgpu_arch holds:
-  auto               the installed GPUs' architectures (nvidia-smi), for build speed; `all` when
-                     there is none that this nvcc compiles for (a login node, a laptop), so that
-                     the build runs on any course GPU
+  auto               the installed GPUs' architectures (nvidia-smi), for build speed; where there
+                     is none that this nvcc compiles for (a laptop, a login node, CI), the PTX of
+                     the oldest supported one (compute_75): one compile per kernel, which every
+                     check without a GPU needs and any course GPU JIT-compiles at its first launch.
+                     A login node building for its GPU nodes names them (or `all`) instead
   all                every architecture this nvcc compiles for from sm_75, plus PTX
   sm_75,sm_86,...    machine code (SASS) for each; PTX of the newest is added so that a newer GPU
                      can still JIT-compile it, unless the list names a compute_XY itself
@@ -60,7 +62,7 @@ def targets(value, nvcc_list, installed):
     """(sass, ptx): the architectures to build machine code and PTX for. Raises ValueError."""
     value = value.strip()
     if value == "auto":
-        value = ",".join(f"sm_{a}" for a in installed if a in nvcc_list) or "all"
+        value = ",".join(f"sm_{a}" for a in installed if a in nvcc_list) or f"compute_{OLDEST}"
     if value == "all":
         return nvcc_list, [nvcc_list[-1]]
     sass, ptx = [], []
