@@ -2,14 +2,15 @@
 """`grade --emulate` through a lab's grader: the GPU variants of an emulated runner (emulate/)
 run on the CPU, under the in-order, reversed and shuffled schedules of a block's threads.
 
-  emulate_selftest.py GRADER SOLUTION_RUNNER PLAIN_RUNNER GLOB [--broken RUNNER GLOB GPU_RUNNER GPU_VERDICTS]...
-                      [--sizes S]
+  emulate_selftest.py GRADER SOLUTION_RUNNER PLAIN_RUNNER GLOB --bugs BUGS_PY
+                      [--broken RUNNER GLOB GPU_RUNNER GPU_VERDICTS BUG]... [--sizes S]
 
   - the solution's emulated runner: every variant matching GLOB reads pass-emulated (never
     pass: no GPU passed it), is not timed, and the report says what emulation cannot show;
   - each --broken RUNNER, the same solution with one of the lab's broken kernels (bugs.py: a
     missing barrier, an off-by-one): every variant matching its GLOB fails, and its detail names
-    the schedule that failed it;
+    the schedule that failed it and opens by saying what kind of bug it is, as BUG's "kind" in
+    BUGS_PY says: a race, or not a race (a formula error, the same under every schedule);
   - an emulated runner graded without --emulate is refused (exit 2): its verdicts would read as
     a GPU's; and so is PLAIN_RUNNER (the solution's runner, not emulated) with --emulate;
   - with a CUDA device, the emulated and the GPU verdicts agree: PLAIN_RUNNER passes on the GPU
@@ -21,12 +22,16 @@ The emulated runners are CPU programs: no GPU or CUDA needed for the rest.
 """
 import argparse
 import json
+import runpy
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 SCHEDULES = ("in-order", "reversed", "shuffled:")  # the grader's (grade.cpp), the shuffle's seed after it
+# How a failed emulated variant's detail opens, by the kind of its bug (grade.cpp's failure_words);
+# "formula": an error of the arithmetic or an index, which no order of the threads changes.
+KIND_WORDS = {"race": "a race:", "formula": "not a race"}
 SEED = "4242"
 
 
@@ -72,7 +77,7 @@ def compare_with_gpu(a, work, solution, broken):
         lines.append(f"solution {name}: emulated {status}, GPU {gpu.get(name)}")
         if gpu.get(name) not in ("pass", "skipped"):  # skipped: needs a newer GPU than this one
             fail(f"the solution's {name} passed emulated but reads {gpu.get(name)} on the GPU")
-    for runner, glob, gpu_runner, accepted in a.broken:
+    for runner, glob, gpu_runner, accepted, _ in a.broken:
         if not gpu_runner:
             continue
         _, report, _ = grade(a.grader, gpu_runner, glob, a.sizes, work, "--no-perf")
@@ -93,8 +98,9 @@ def main():
     p.add_argument("solution")
     p.add_argument("plain")
     p.add_argument("glob")
-    p.add_argument("--broken", nargs=4, action="append", default=[],
-                   metavar=("RUNNER", "GLOB", "GPU_RUNNER", "GPU_VERDICTS"))
+    p.add_argument("--bugs", required=True, help="the lab's bugs.py")
+    p.add_argument("--broken", nargs=5, action="append", default=[],
+                   metavar=("RUNNER", "GLOB", "GPU_RUNNER", "GPU_VERDICTS", "BUG"))
     p.add_argument("--sizes", default="33x17,300x7,1030x5")
     a = p.parse_args()
 
@@ -120,7 +126,8 @@ def main():
 
         # Each broken kernel: caught under some schedule, which the detail names.
         emulated = {}  # runner -> {variant: status}, for the GPU's comparison
-        for runner, glob, _, _ in a.broken:
+        bugs = runpy.run_path(a.bugs)["BUGS"]
+        for runner, glob, _, _, bug in a.broken:
             rc, report, _ = grade(a.grader, runner, glob, a.sizes, work, "--emulate", "--no-perf")
             if report is None:
                 fail(f"{runner}: its grading wrote no report (exit {rc})")
@@ -128,9 +135,13 @@ def main():
             missed = [f"{v['name']} {v['status']}" for v in rows if v["status"] not in ("fail", "error", "timeout")]
             if rc != 1 or missed:
                 fail(f"{runner}: the broken kernel was not caught (exit {rc}): {', '.join(missed)}")
+            kind = bugs[bug].get("kind")
             for v in rows:
                 if not any(s in v["detail"] for s in SCHEDULES):
                     fail(f"{v['name']}: its detail does not name the schedule that failed it: {v['detail']}")
+                if kind and not v["detail"].startswith(KIND_WORDS[kind]):
+                    fail(f"{bug} {v['name']}: a {kind} bug, but its detail does not open with "
+                         f"'{KIND_WORDS[kind]}': {v['detail']}")
             emulated[runner] = {v["name"]: v["status"] for v in rows}
         compare_with_gpu(a, work, {v["name"]: v["status"] for v in gpu_rows}, emulated)
 
@@ -149,7 +160,9 @@ def main():
         rc, report, out = grade(a.grader, a.plain, "*", a.sizes, work, "--no-perf", "--emulate")
         if rc != 2 or report is not None or "not an emulated one" not in out:
             fail(f"a runner that is not emulated, graded with --emulate: exit {rc}, expected 2 and a message saying so")
-    print(f"ok: pass (emulated) under three schedules, {len(a.broken)} broken kernels caught, the runner's kind checked")
+    kinds = sum(1 for *_, bug in a.broken if runpy.run_path(a.bugs)["BUGS"][bug].get("kind"))
+    print(f"ok: pass (emulated) under three schedules, {len(a.broken)} broken kernels caught ({kinds} told a race "
+          "from a formula error), the runner's kind checked")
 
 
 if __name__ == "__main__":

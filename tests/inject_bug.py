@@ -7,7 +7,11 @@ the bug's text is no longer there exactly once, the build stops here and says so
     inject_bug.py BUGS_FILE BUG SOURCE OUTPUT
 
 BUGS_FILE is a lab's table of bugs (labs/<lab>/kit/tests/reference/bugs.py): a dict BUGS of
-name -> {"file": solution file, "about": what and why, "old": text, "new": replacement}.
+name -> {"file": solution file, "about": what and why, "old": text, "new": replacement}, and
+optionally "kind": what an emulated grading of it must call it (tests/emulate_selftest.py),
+"race" (wrong under some orders of a block's threads, or differently under each) or "formula"
+(an error of the arithmetic or an index: the same wrong output under every order, or memory
+read that nobody wrote); none where neither is sure (an order of blocks).
 """
 import runpy
 import sys

@@ -95,10 +95,14 @@ def make_parser(spec=None):
                    "orders of a block's threads (a missing __syncthreads() shows). A pass reads 'pass (emulated)': "
                    "not timed, and it cannot show speed, races between blocks or memory-model effects. The quick "
                    "sizes unless --sizes says otherwise, and each GPU kernel in the first of its configurations (-s256-b8, "
-                   "-b16x16: the lab's table order) unless --variants names others. The default with --quick on a machine "
+                   "-b16x16: the lab's table order) unless --variants names others. The default on a machine "
                    "without a CUDA device (for your files; with --solution, for the reference)")
     p.add_argument("--no-emulate", action="store_true",
-                   help="without a CUDA device, leave the GPU variants 'not run' even with --quick")
+                   help="without a CUDA device, leave the GPU variants 'not run'")
+    p.add_argument("--full", action="store_true",
+                   help="without a CUDA device too: every size and timing of the CPU steps, for a report (there, "
+                   "the default is --quick; with a GPU, the full sweep is the default); emulated GPU steps "
+                   "are still checked on the quick sizes")
     p.add_argument("--retime-reference", action="store_true",
                    help="time the reference solution again: by default its timings are kept under the build "
                    "folder and reused while the GPU and its driver, the CPU, the build and these options are "

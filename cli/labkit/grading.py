@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import re
+import runpy
 import shlex
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from .build import build_dir_of, make, open_build
 from .programs import build_grader, cannot_emulate, list_variants, machine_gpu, runner_options, runner_sandbox, runner_targets
 from .proc import capture, execute
 from .steps import first_configurations
-from .util import RESULTS, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
+from .util import RESULTS, ROOT, LabkitError, UsageError, first_errors, print_table, rel, say, show_cmd, write_atomic
 from .verdicts import BUILD_ERROR, ERROR, TIMEOUT
 
 # Per-variant timeout assumed when --timeout is not given, only to size the safety-net timeout
@@ -29,6 +30,8 @@ MAX_LAB_TIMEOUT_S = 6 * 3600
 # exit status and the reports (lab, label) it replaced: slurm_grade.py moves them into results/.
 STAGED_RESULTS = "results"
 FINISHED = "finished.json"
+EMULATED_SIZES = "quick"  # the grader's --sizes of an emulated check (its quick list)
+STARTER_GUARD = ROOT / "tests" / "starter_guard.py"
 
 
 def grader_options(args):
@@ -187,7 +190,9 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
     runner_target, sol_target = runner_targets(lab, emulated)
     if emulate_student:
         runner_target = runner_targets(lab, True)[0]
-    student_args = with_options(args, emulate=True) if emulate_student else args
+    student_args = args
+    if emulate_student:  # the quick sizes to check on (emulation is far slower than a GPU); timings as asked
+        student_args = with_options(args, emulate=True, sizes=getattr(args, "sizes", None) or (None if args.quick else EMULATED_SIZES))
     sol_runner, sol_err, sol_variants = None, "", []
     if sol_target:
         sol_runner, sol_err = make(build.dir, sol_target)
@@ -205,7 +210,7 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
                 f"{first_errors(err, 6)}\ntheir GPU variants are graded without it (not run)\n")
             runner, err, student_args = plain, "", with_options(student_args, emulate=False)
     student_rows = None  # the student runner's list, once asked for
-    if (emulate_student or emulated) and args.quick and not getattr(args, "variants", None):
+    if (emulate_student or (emulated and args.quick)) and not getattr(args, "variants", None):
         student_rows = variants_or(grader, runner, [], sandbox) if runner else []
         student_args, picked, left_out = one_configuration_each(student_args, student_rows)
         # The reference beside the student's: the same rows (its peers and Python track left out).
@@ -275,10 +280,10 @@ def one_configuration_each(args, rows, among=None):
 
 
 def default_emulation(args, build, names):
-    """Whether this grading emulates the GPU variants without being asked: --quick on a machine
-    without a CUDA device, where they would otherwise read 'not run' (--no-emulate keeps that).
-    Says so either way, and why not where the build cannot emulate."""
-    if (getattr(args, "emulate", False) or getattr(args, "no_emulate", False) or not args.quick
+    """Whether this grading emulates the GPU variants without being asked: on a machine without a
+    CUDA device, where they would otherwise read 'not run' (--no-emulate keeps that). Says so
+    either way, and why not where the build cannot emulate."""
+    if (getattr(args, "emulate", False) or getattr(args, "no_emulate", False)
             or getattr(args, "python_simulate", False) or machine_gpu(build)):
         return False
     cannot = [n for n in names if not build.lab(n).emulated_runner]
@@ -286,9 +291,65 @@ def default_emulation(args, build, names):
         say(f"no CUDA device here: the GPU variants of {', '.join(cannot)} stay 'not run' (this build cannot "
             "emulate them: emulate/meson.build lists the labs it covers)")
         return False
-    say("no CUDA device here: the GPU variants are emulated on the CPU (--quick's default; about a minute "
-        "of compile per lab the first time; --no-emulate leaves them 'not run')")
+    say("no CUDA device here: the GPU variants are emulated on the CPU, on the quick sizes (the default "
+        "without a GPU; its compile the first time: docs/emulation.md; --no-emulate leaves them 'not run')")
     return True
+
+
+def quick_without_gpu(args, build):
+    """Without a CUDA device, a grading is --quick unless --full (or sizes) are asked for: the
+    full sweep there times only the CPU steps, for minutes, and the GPU steps' tables need a GPU.
+    Says so."""
+    if args.quick or getattr(args, "full", False) or getattr(args, "sizes", None) or getattr(args, "perf_sizes", None) \
+            or machine_gpu(build):
+        return
+    args.quick = True
+    say("no CUDA device here: --quick, the default without a GPU (--full times your CPU steps on every size)")
+
+
+def worked_on_first(build, names):
+    """The labs in teaching order, those whose files differ from the starter as shipped first
+    (tests/starter_guard.py's manifests): the lab a student works on shows its table first."""
+    edited = runpy.run_path(str(STARTER_GUARD))["edited"]
+    def changed(name):
+        folder = ROOT / "labs" / name
+        manifest = folder / "kit" / "tests" / "starter.sha256"
+        return manifest.is_file() and bool(edited(manifest, folder))
+    first = [n for n in names if changed(n)]
+    if first and len(first) < len(names):
+        say(f"{', '.join(first)} first: {'its' if len(first) == 1 else 'their'} files differ from the starter")
+    return first + [n for n in names if n not in first]
+
+
+class GradeDurations:
+    """How long each lab's grade took here last time (BUILD/grade-durations.json, by lab and by
+    --quick or not): the progress line's estimate of the time left."""
+    FILE = "grade-durations.json"
+
+    def __init__(self, build, args):
+        self.path = build.dir / self.FILE
+        self.kind = "quick" if args.quick else "full"
+        try:
+            self.known = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.known = {}
+
+    def left(self, names):
+        """"; about 2 min left, as the last grade here took" for the labs still to grade, or ""
+        where one of them has not been graded here in this kind before."""
+        seconds = [self.known.get(self.kind, {}).get(n) for n in names]
+        if not seconds or any(not isinstance(s, (int, float)) for s in seconds):
+            return ""
+        total = sum(seconds)
+        left = f"{total / 60:.0f} min" if total >= 90 else f"{total:.0f} s"
+        return f"; about {left} left, as the last grade here took"
+
+    def record(self, name, seconds):
+        self.known.setdefault(self.kind, {})[name] = round(seconds, 1)
+        try:
+            write_atomic(self.path, json.dumps(self.known, indent=1))
+        except OSError:
+            pass  # a read-only build folder: no estimate next time
 
 
 def grade_default(args, labs, sandbox):
@@ -298,7 +359,10 @@ def grade_default(args, labs, sandbox):
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "little")
     build = open_build(build_dir_of(args))
-    names = build.select(labs)
+    if getattr(args, "full", False) and args.quick:
+        raise UsageError("--full and --quick: one or the other")
+    names = build.select(labs) if labs else worked_on_first(build, build.names())
+    quick_without_gpu(args, build)
     if getattr(args, "emulate", False):
         for name in names:  # every lab asked for has an emulated runner, before any is graded
             runner_targets(build.lab(name), True)  # one without: its message says why
@@ -314,9 +378,12 @@ def grade_default(args, labs, sandbox):
     say(f"sandbox of the runners: {sandbox.label}")
     out = results_folder(args)
     runs, replaced, exit_status = [], [], 0
-    for name in names:
-        say(f"\n=== {name} " + "=" * max(3, 60 - len(name)))
+    durations = GradeDurations(build, args)
+    for i, name in enumerate(names):
+        say(f"\n=== {name} ({i + 1} of {len(names)}{durations.left(names[i:])}) " + "=" * max(3, 50 - len(name)))
+        started = time.monotonic()
         student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced, emulate_student)
+        durations.record(name, time.monotonic() - started)
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)
         if any(r and reports.failing(r) for r in (student, solution)):

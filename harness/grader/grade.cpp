@@ -359,7 +359,7 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
                 if (j.malformed && malformed.empty()) malformed = ex.case_name(i) + ": " + j.detail;
                 std::error_code ec;
                 fs::remove(file, ec);
-                CaseResult c{ex.case_name(i), pixels, j.pass ? Status::pass : Status::fail, j.detail, j.diff};
+                CaseResult c{ex.case_name(i), pixels, j.pass ? Status::pass : Status::fail, j.detail, j.diff, ex.lab_case(i)};
                 (j.pass ? r.cases_passed : r.cases_failed)++;
                 if (!j.pass && r.detail.empty()) r.detail = c.name + ": " + c.detail;
                 r.cases.push_back(std::move(c));
@@ -426,10 +426,91 @@ VariantResult check_variant(const RunnerVariant& v, GraderExercise& ex, const Gr
 std::vector<std::string> schedules(std::uint64_t seed) {
     return {"in-order", "reversed", "shuffled:" + std::to_string(seed)};
 }
+// A wrong output that depends on the order in which a block's threads run is a race; one that
+// is the same under every order is the arithmetic or an index (a formula error), whatever the
+// threads do. An emulated variant that failed is asked again, on the small reordered() cases,
+// under each schedule, and its verdict says which of the two it is: the students' "is it my
+// barriers or my formula?" (a truncating LUT read as a schedule's failure, issue 50). A schedule
+// fixes the threads' order, so one that gives another output when asked twice reads memory
+// before or without its write (a static __shared__ array keeps an earlier block's values here,
+// from whichever block ran before on that CPU thread), or has blocks that wait for each other:
+// that verdict names both.
+struct FailureKind {
+    std::vector<std::string> wrong, right;  // the schedules under which the small cases fail, pass
+    bool same_output = false;               // wrong under every one: the same cases, each the same way
+    bool unsteady = false;                  // the first failing schedule, asked twice, answered otherwise
+};
+
+FailureKind classify_failure(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
+                             const fs::path& work, labkit::Progress& progress, const std::vector<std::string>& orders) {
+    GradeOptions quiet = o;
+    quiet.diff_dir.clear();  // the first run's diff images stay those of the schedule its detail names
+    using Output = std::map<std::string, std::string>;  // a failing case -> its detail
+    const auto run = [&](const std::string& schedule, bool& plain_failure) {
+        const VariantResult r = check_variant(v, ex, quiet, runner, work, progress, schedule, true);
+        plain_failure = r.status == Status::fail;  // never a crash or a timeout
+        Output out;
+        for (const auto& c : r.cases)
+            if (c.status != Status::pass) out[c.name] = c.detail;
+        return std::pair{r.status == Status::pass, out};
+    };
+    FailureKind k;
+    std::vector<Output> outputs;  // per failing schedule
+    bool all_plain = true;
+    for (const auto& s : orders) {
+        bool plain = false;
+        auto [pass, out] = run(s, plain);
+        (pass ? k.right : k.wrong).push_back(s);
+        if (pass) continue;
+        all_plain = all_plain && plain;
+        if (outputs.empty()) {
+            bool again_plain = false;
+            k.unsteady = plain && run(s, again_plain).second != out;
+        }
+        outputs.push_back(std::move(out));
+    }
+    k.same_output = k.right.empty() && all_plain &&
+                    std::all_of(outputs.begin(), outputs.end(), [&](const Output& out) { return out == outputs.front(); });
+    return k;
+}
+
+std::string and_list(const std::vector<std::string>& items) {
+    std::string s;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return s;
+}
+
+// The sentence that opens a failed emulated variant's detail (kRaceWords or kNotRaceWords first:
+// tests/emulate_selftest.py looks for them).
+constexpr const char* kRaceWords = "a race";
+constexpr const char* kNotRaceWords = "not a race";
+std::string failure_words(const FailureKind& k) {
+    if (k.wrong.empty())
+        return "wrong on a larger case, right on the small ones under every schedule: an error that only larger "
+               "images show (an index or a count past a block or a section, an overflow), or blocks that depend "
+               "on each other's order; ";
+    if (k.unsteady)  // a missing barrier before a tile is read and a halo never loaded both read so
+        return "a race or unwritten memory: the " + k.wrong.front() +
+               " schedule, which fixes the threads' order, gave another wrong output when run again: memory read "
+               "before it is written (a missing __syncthreads?) or that nobody writes (part of a tile or a halo "
+               "never loaded?), or blocks that depend on each other's order; ";
+    if (!k.right.empty())
+        return std::string(kRaceWords) + ": wrong under the " + and_list(k.wrong) + " schedule" +
+               (k.wrong.size() > 1 ? "s" : "") + ", right under the " + and_list(k.right) +
+               ": a thread reads what another has not written yet, or overwrites what another still reads "
+               "(a missing or misplaced __syncthreads?); ";
+    if (k.same_output)
+        return std::string(kNotRaceWords) + ": the same wrong output under every schedule (" + and_list(k.wrong) +
+               "), so the arithmetic or an index is wrong, whatever order the threads run in; ";
+    return std::string(kRaceWords) + ": wrong under every schedule, and differently under each (" + and_list(k.wrong) +
+           "): the output depends on the order the threads run in (a missing or misplaced __syncthreads?); ";
+}
+
 // An emulated GPU variant (--emulate): checked under the reversed and the seed's shuffled
 // schedules on the reordered() cases, then in order on every case; the first schedule that does
-// not pass gives the verdict, named in its detail. Passing under all of them
-// is "pass (emulated)", never a GPU's pass.
+// not pass gives the verdict, named in its detail, which a failure opens with its kind
+// (classify_failure). Passing under all of them is "pass (emulated)", never a GPU's pass.
 VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const GradeOptions& o, const Runner& runner,
                              const fs::path& work, labkit::Progress& progress) {
     const auto orders = schedules(o.cases.seed);
@@ -438,7 +519,9 @@ VariantResult check_emulated(const RunnerVariant& v, GraderExercise& ex, const G
         r = check_variant(v, ex, o, runner, work, progress, s, s != orders[0]);
         if (r.status == Status::todo || r.status == Status::skipped) return r;  // the same under every schedule
         if (r.status != Status::pass) {
-            r.detail = "emulated, " + s + " schedule: " + r.detail;
+            const std::string kind =
+                r.status == Status::fail ? failure_words(classify_failure(v, ex, o, runner, work, progress, orders)) : "";
+            r.detail = kind + "emulated, " + s + " schedule: " + r.detail;
             return r;
         }
     }

@@ -33,6 +33,9 @@ namespace grader {
 // This side is built on what both sides share (harness/protocol/), named unqualified here.
 using namespace protocol;
 
+// A photo's case is named this, then its file's name.
+inline constexpr std::string_view kPhotoCasePrefix = "photo ";
+
 struct CaseSettings {
     std::vector<Size> sizes;
     std::uint64_t seed = 0;
@@ -102,6 +105,9 @@ public:
     virtual std::pair<int, int> case_size(std::size_t i) const = 0;  // the input's width and height
     // The shared pattern that case i's input was made from; none for the lab's own cases and photos.
     virtual std::optional<labkit::Pattern> case_pattern(std::size_t i) const = 0;
+    // Whether case i is one of the lab's own (C::lab_cases: a handout's worked example, an edge
+    // its authors chose), the failing case that tells a student most.
+    virtual bool lab_case(std::size_t i) const = 0;
     // Whether an emulated GPU variant is checked on case i: one of a shared pattern that
     // patterns_at(..., emulated) leaves out is not (its side is long and its pattern not a large one).
     virtual bool emulated_case(std::size_t i) const = 0;
@@ -213,6 +219,9 @@ public:
         return {cases_.at(i).input.width(), cases_.at(i).input.height()};
     }
     std::optional<labkit::Pattern> case_pattern(std::size_t i) const override { return cases_.at(i).pattern; }
+    bool lab_case(std::size_t i) const override {
+        return !cases_.at(i).pattern && !cases_.at(i).name.starts_with(kPhotoCasePrefix);
+    }
     bool emulated_case(std::size_t i) const override {
         const auto& c = cases_.at(i);
         if (!c.pattern) return true;  // a lab case or a photo
@@ -448,7 +457,7 @@ private:
             for (auto& c : C::lab_cases(settings.seed)) add(std::move(c.name), std::move(c.input), c.params);
         if (C::uses_photos && !settings.photos_dir.empty())
             for (const auto& f : labkit::images_in(settings.photos_dir))
-                add("photo " + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
+                add(std::string(kPhotoCasePrefix) + f.filename().string(), C::from_photo(labkit::load_gray(f.string())), default_params_of<C>());
     }
 
     // The cases of a published cache slot: false (and no case) when it is missing, has another

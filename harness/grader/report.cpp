@@ -506,14 +506,22 @@ void print_correctness(const Report& r) {
         }
         std::printf("%s fails %d of %d cases; the first of each size:\n", res.name.c_str(), res.cases_failed,
                     res.cases_total);
+        std::vector<const CaseResult*> shown;
+        const auto show = [&](const char* label, const CaseResult& c) {
+            std::printf("  %-25s %s: %s\n", label, c.name.c_str(), c.detail.c_str());
+            if (!c.diff.empty()) std::printf("  %-25s diff image %s\n", "", c.diff.c_str());
+            shown.push_back(&c);
+        };
         for (const SizeClass k : kSizeClasses) {
             const auto it = std::find_if(res.cases.begin(), res.cases.end(), [&](const CaseResult& c) {
                 return c.status != Status::pass && size_class(c.pixels) == k;
             });
-            if (it == res.cases.end()) continue;
-            std::printf("  %-25s %s: %s\n", size_class_label(k), it->name.c_str(), it->detail.c_str());
-            if (!it->diff.empty()) std::printf("  %-25s diff image %s\n", "", it->diff.c_str());
+            if (it != res.cases.end()) show(size_class_label(k), *it);
         }
+        // A lab's own case (its handout's worked example) is the one a student can follow by hand.
+        for (const auto& c : res.cases)
+            if (c.status != Status::pass && c.lab_case && std::find(shown.begin(), shown.end(), &c) == shown.end())
+                show("the lab's own case", c);
         std::string failing;
         constexpr int kListed = 8;  // the names say which filter, border or pattern fails
         int listed = 0;

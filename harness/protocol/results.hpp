@@ -62,6 +62,7 @@ struct CaseResult {
     Status status = Status::pass;
     std::string detail;
     std::string diff;  // path of the diff PNG, if any
+    bool lab_case = false;  // one of the lab's own cases (GraderExercise::lab_case)
 };
 
 // What compute-sanitizer said of a variant's check (grade --sanitize).

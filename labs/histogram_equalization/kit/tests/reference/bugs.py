@@ -4,6 +4,7 @@ file by tests/inject_bug.py with an exact text replacement (see there why)."""
 BUGS = {
     "priv_missing_merge_barrier": {
         "file": "02_shared_privatized.cu",
+        "kind": "race",
         "about": """Bug: the privatized histogram merges its shared bins into the global histogram without the
   barrier after counting: a fast warp reads (and adds) a bin before slower warps have counted
   into it.
@@ -27,8 +28,19 @@ Symptom: exact on images up to about 16.8 Mpixel; wrong values at 8192^2, where 
         const std::uint64_t scaled = here == 0 ? 0 : (narrow + span / 2) / span;
 """,
     },
+    "lut_truncating": {
+        "file": "05_equalize.cu",
+        "kind": "formula",
+        "about": """Bug: the LUT is cdf * 255 / pixels, truncated, with no cdf_min: the textbook formula read as a
+  plain scaling of the CDF.
+Symptom: wrong almost everywhere (the darkest value does not map to 0, and values round down),
+  the same wrong output on every run; the 8x8 worked example of the handout shows it by hand.""",
+        "old": "        const std::uint64_t scaled = here == 0 ? 0 : ((here - cdf_min) * (kLevels - 1) + span / 2) / span;\n",
+        "new": "        const std::uint64_t scaled = here * (kLevels - 1) / pixels;  // BUG (deliberate): no cdf_min, truncated\n",
+    },
     "ks_one_barrier": {
         "file": "04_scan.cu",
+        "kind": "race",
         "about": """Bug: the single-buffer Kogge-Stone scan keeps only the barrier before each step's reads and drops
   the one between the reads and the writes: a thread may overwrite xy[t] before the thread
   stride places to its right has read the old value.

@@ -4,6 +4,7 @@ file by tests/inject_bug.py with an exact text replacement (see there why)."""
 BUGS = {
     "ks_missing_barrier": {
         "file": "02_kogge_stone.cu",
+        "kind": "race",
         "about": """Bug: the Kogge-Stone loop lacks its second __syncthreads(), the one between reading
   xy[t - stride] and writing xy[t]. A warp that runs ahead overwrites its elements while a slower
   warp still has to read their old values: a read/write race across warps.
@@ -20,6 +21,7 @@ Symptom: gpu-02-kogge-stone gives wrong sums from the first warp boundary of a s
     },
     "ks_section_off_by_one": {
         "file": "02_kogge_stone.cu",
+        "kind": "formula",
         "about": """Bug: add_block_sums starts each section one element too early, so element x receives the
   offset of section (x + 1) / S instead of x / S: the last element of every section gets the
   next section's offset.
