@@ -323,7 +323,8 @@ def worked_on_first(build, names):
 
 class GradeDurations:
     """How long each lab's grade took here last time (BUILD/grade-durations.json, by lab and by
-    --quick or not): the progress line's estimate of the time left."""
+    --quick or not): the progress line's estimate of the time left. A grade that timed the
+    reference is not kept: the next one reuses that timing (reference_cache)."""
     FILE = "grade-durations.json"
 
     def __init__(self, build, args):
@@ -383,7 +384,8 @@ def grade_default(args, labs, sandbox):
         say(f"\n=== {name} ({i + 1} of {len(names)}{durations.left(names[i:])}) " + "=" * max(3, 50 - len(name)))
         started = time.monotonic()
         student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced, emulate_student)
-        durations.record(name, time.monotonic() - started)
+        if not solution or (solution.get("reference_timing") or {}).get("reused"):
+            durations.record(name, time.monotonic() - started)  # not a first grade's timing of the reference
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)
         if any(r and reports.failing(r) for r in (student, solution)):
