@@ -3,8 +3,10 @@
 grading.time_reference): a second grade reuses its report, and each thing that changes its timings
 makes the next grade time it again: the reference runner rebuilt from a changed solution file, a
 changed solution Python file, another GPU, another driver, fewer cores, another grading option,
-and --retime-reference. A new --seed alone does not; a reference run that failed is never kept;
---solution always runs it. The grader run is a stand-in that counts its calls and writes a report:
+and --retime-reference. A new --seed alone does not, nor another --variants. Only the rows a
+student's report timed are timed, each once: a grade that timed one more row times only that one
+and shows both; one that timed none times nothing. A reference run that failed is never kept;
+--solution always runs all of it. The grader run is a stand-in that counts its calls and writes a report:
 needs no build, writes only into a temporary folder.
 
     reference_cache_selftest.py
@@ -25,7 +27,9 @@ from checks import expect  # noqa: E402
 H200 = {"available": "1", "name": "NVIDIA H200", "sms": "132", "cc_major": "9", "cc_minor": "0",
         "memory_gib": "139.8", "driver": "580.159.04", "runtime": "13.0"}
 # The grader options a `grade` may be given, as grader_cli's spec lists them (name, dest, takes a value).
-SPEC = [("--quick", "quick", False), ("--seed", "seed", True), ("--threads", "threads", True)]
+SPEC = [("--quick", "quick", False), ("--seed", "seed", True), ("--threads", "threads", True),
+        ("--variants", "variants", True)]
+ROWS = ["cpu-sequential", "cpu-openmp", "gpu-01-naive"]  # the reference runner's list
 
 
 class Machine:
@@ -35,6 +39,7 @@ class Machine:
         self.device = dict(H200)
         self.cores = 16
         self.runs = 0
+        self.asked = []  # the rows of the last run
         self.status = "pass"
 
 
@@ -46,12 +51,13 @@ def main():
 
     def run_grader(grader, runner, lab, label, out, args, variants, sandbox, log_path=None, echo=True, extra=()):
         machine.runs += 1
+        machine.asked = args.variants.split(",") if args.variants else list(ROWS)
         report = {"lab": lab, "label": label, "seed": args.seed, "environment": {"gpu": machine.device.get("name", "")},
-                  "variants": [{"name": "cpu-sequential", "kind": "cpu", "status": machine.status}],
-                  "performance": [{"variant": "cpu-sequential", "width": 64, "height": 64, "kernel_ms": 1.0}]}
+                  "variants": [{"name": n, "kind": "cpu", "status": machine.status} for n in machine.asked],
+                  "performance": [{"variant": n, "width": 64, "height": 64, "kernel_ms": 1.0} for n in machine.asked]}
         path = out / f"{lab}-{label}.json"
         path.write_text(json.dumps(report))
-        (out / f"{lab}-{label}.md").write_text(f"# {lab} ({label})\n")
+        (out / f"{lab}-{label}.md").write_text(f"# {lab} ({label}): {', '.join(machine.asked)}\n")
         if log_path:
             Path(log_path).write_text("timing [1/1] cpu-sequential\n| variant | ms |\n")
         return dict(report, _exit=0 if machine.status == "pass" else 1, _file=str(path))
@@ -73,29 +79,49 @@ def main():
                   solution_python_code=str(tmp / "solutions"))
         build = BuildInfo(tmp / "build", [lab], cuda=True, probe="probe")
 
-        def grade(what, want_runs, **options):
-            args = argparse.Namespace(solution=False, retime_reference=False, quick=False, seed=1, threads=None)
+        def grade(what, want_runs, timed=("cpu-sequential",), **options):
+            """The reference beside a student's report that timed the rows timed."""
+            args = argparse.Namespace(solution=False, retime_reference=False, quick=False, seed=1, threads=None,
+                                      variants=None)
             vars(args).update(options)
             setattr(args, grader_cli._SPEC, SPEC)
             before = machine.runs
+            student = {"performance": [{"variant": n} for n in timed]}
+            rows = [{"name": n} for n in ROWS]
             report = grading.time_reference(build, lab, files["labs/lab_grader"], files["labs/lab_solution_runner"],
-                                            [], args, None, out, keep_apart=True)
+                                            rows, args, None, out, keep_apart=True,
+                                            compared=None if args.solution else reference_cache.compared(student, rows))
             ran = machine.runs - before
             expect(ran == want_runs, f"{what}: the reference {'ran' if ran else 'was reused'}"
                    + ("" if ran == want_runs else f", want {'a run' if want_runs else 'it reused'}"))
             return report
 
+        expect(grade("a student's report that timed nothing", 0, timed=()) is None,
+               "nothing timed, nothing kept: no reference report, and no run")
         first = grade("the first grade", 1)
-        expect(first["reference_timing"]["reused"] is False and first["reference_timing"]["timed_at"],
+        expect(first["reference_timing"]["reused"] == "none" and first["reference_timing"]["timed_at"],
                "the first grade's report says when and where it was timed")
+        expect(machine.asked == ["cpu-sequential"], f"only the row the student timed was timed ({machine.asked})")
         again = grade("the same grade again", 0)
         timing = again["reference_timing"]
-        expect(timing["reused"] is True and timing["timed_at"] == first["reference_timing"]["timed_at"]
+        expect(timing["reused"] == "all" and timing["timed_at"] == first["reference_timing"]["timed_at"]
                and timing["gpu"]["name"] == "NVIDIA H200", "the reused report says when and on which GPU it was timed")
+        grade("a student's report that timed nothing, with a row kept", 0, timed=())
+        more = grade("a student who timed one more row", 1, timed=("cpu-sequential", "gpu-01-naive"))
+        expect(machine.asked == ["gpu-01-naive"], f"only the row not kept was timed ({machine.asked})")
+        expect([v["name"] for v in more["variants"]] == ["cpu-sequential", "gpu-01-naive"]
+               and {p["variant"] for p in more["performance"]} == {"cpu-sequential", "gpu-01-naive"}
+               and more["reference_timing"]["reused"] == "some",
+               "the report holds the kept row and the new one, and says that some were reused")
+        md = (out / "lab-solution.md").read_text()
+        expect(md.count("> reference solution timed ") == 2 and "cpu-sequential\n" in md and "gpu-01-naive" in md,
+               "results/lab-solution.md holds both runs' tables, each saying when it was timed")
+        grade("both rows again", 0, timed=("gpu-01-naive", "cpu-sequential"))
+        grade("another --variants", 0, variants="gpu-01*", timed=("gpu-01-naive",))
         md = (out / "lab-solution.md").read_text()
         expect(md.startswith("> reference solution timed ") and "NVIDIA H200" in md and "reused" in md,
                "results/lab-solution.md opens with when and where the reference was timed")
-        expect(json.loads((out / "lab-solution.json").read_text())["reference_timing"]["reused"] is True,
+        expect(json.loads((out / "lab-solution.json").read_text())["reference_timing"]["reused"] == "all",
                "results/lab-solution.json says it was reused")
         grade("a new --seed", 0, seed=2)
         grade("--retime-reference", 1, retime_reference=True)
@@ -134,6 +160,8 @@ def main():
         machine.status = "pass"
         grade("the same key after it failed (never kept)", 1)
         grade("--solution", 1, solution=True)
+        expect(machine.asked == ROWS, "--solution times every row")
+        grade("after --solution", 0, timed=ROWS)
         kept = sorted(p.name for p in (tmp / "build" / reference_cache.CACHE_DIR).iterdir())
         expect(all(p.startswith("lab-") for p in kept), f"kept under the build folder, one entry per key ({len(kept)})")
     say("reference cache: reused while nothing changed; timed again for each change")

@@ -104,9 +104,10 @@ def make_parser(spec=None):
                    "the default is --quick; with a GPU, the full sweep is the default); emulated GPU steps "
                    "are still checked on the quick sizes")
     p.add_argument("--retime-reference", action="store_true",
-                   help="time the reference solution again: by default its timings are kept under the build "
-                   "folder and reused while the GPU and its driver, the CPU, the build and these options are "
-                   "the same (the summary says when and where it was timed)")
+                   help="time the reference solution again: by default it is timed only where your report "
+                   "timed a row to compare, each row kept under the build folder and reused while the GPU and "
+                   "its driver, the CPU, the build and these options are the same (the summary says when and "
+                   "where it was timed)")
     p.add_argument("--plots", action="store_true",
                    help="also draw the timing plots of the reports (results/plots/, as `labkit plot` does; "
                    "needs matplotlib)")

@@ -235,7 +235,8 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
             replaced.append([lab.name, "student"])
     if sol_runner is not None:
         solution = time_reference(build, lab, grader, sol_runner, sol_variants, args, sandbox, out,
-                                  keep_apart=student is not None)
+                                  keep_apart=student is not None,
+                                  compared=None if args.solution else reference_cache.compared(student, sol_variants))
         replaced.append([lab.name, "solution"])
     elif sol_err:
         say(f"build-error: the {lab.name} reference does not compile:\n{first_errors(sol_err)}")
@@ -245,26 +246,38 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
     return student, solution
 
 
-def time_reference(build, lab, grader, runner, variants, args, sandbox, out, keep_apart):
-    """The reference's report: the one kept for this machine, build and options
-    (reference_cache), else a run of it, then kept. --solution (the reference graded for itself)
-    and --retime-reference always run it. keep_apart: its tables go to results/<lab>-solution.log
-    and are printed after the student's, out of their way."""
+def time_reference(build, lab, grader, runner, variants, args, sandbox, out, keep_apart, compared=None):
+    """The reference's report: its rows named in compared (those a student's report timed), kept
+    for this machine, build and options where they were timed before (reference_cache), the
+    others timed now in one run and kept too; None when there is none to time or keep.
+    compared None (--solution, the reference graded for itself): the whole reference, always run.
+    --retime-reference times every row again. keep_apart: its tables go to
+    results/<lab>-solution.log and are printed after the student's, out of their way."""
     key, facts = reference_cache.fingerprint(build, lab, grader, runner, sandbox, grader_options(args))
     log = out / f"{lab.name}-solution.log"
-    solution = None
-    if not args.solution and not getattr(args, "retime_reference", False):
-        solution = reference_cache.load(build, lab.name, key, out)
-    if solution is None:
+    kept = reference_cache.Kept(build, lab.name, key)
+    anew = compared is None or getattr(args, "retime_reference", False)  # what was kept goes once this is kept
+    missing = [r["name"] for r in variants] if compared is None else compared if anew else kept.missing(compared)
+    timed_now = 0
+    if missing:
         if keep_apart:
             out.mkdir(parents=True, exist_ok=True)
-        solution = run_grader(grader, runner, lab.name, "solution", out, args, variants, sandbox,
+        rows = args if compared is None else with_options(args, variants=",".join(missing))
+        solution = run_grader(grader, runner, lab.name, "solution", out, rows, variants, sandbox,
                               log if keep_apart else None)
-        reference_cache.store(build, lab.name, key, facts, solution)
+        if not kept.add(facts, solution, replace=anew):  # failed, or not kept: this run's report as it is
+            if keep_apart and log.exists():
+                print_reference_log(lab.name, log)
+            return solution
+        timed_now = 1
+    elif not kept.pieces:
+        say(f"the reference solution: not timed (none of your {lab.name} variants was timed, so none is "
+            "compared with it; --solution times all of it)")
+        return None
+    solution = kept.compose(facts, out, timed_now)
     if keep_apart and log.exists():
         print_reference_log(lab.name, log)
-    if solution.get("reference_timing"):
-        say(reference_cache.note(solution["reference_timing"], solution["reference_timing"].get("reused")))
+    say(reference_cache.note(solution["reference_timing"], solution["reference_timing"]["reused"]))
     return solution
 
 
@@ -384,7 +397,7 @@ def grade_default(args, labs, sandbox):
         say(f"\n=== {name} ({i + 1} of {len(names)}{durations.left(names[i:])}) " + "=" * max(3, 50 - len(name)))
         started = time.monotonic()
         student, solution = grade_lab(build, build.lab(name), args, sandbox, out, replaced, emulate_student)
-        if not solution or (solution.get("reference_timing") or {}).get("reused"):
+        if not solution or (solution.get("reference_timing") or {}).get("reused") == "all":
             durations.record(name, time.monotonic() - started)  # not a first grade's timing of the reference
         runs += [r for r in (student, solution) if r is not None]
         print_summary(name, student, solution)

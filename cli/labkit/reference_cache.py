@@ -1,25 +1,32 @@
-"""The reference solution's reports, timed once per machine and build: `grade` compares your
-timings with the reference's, and timing the reference again at every size and thread count
-was most of a grade's time (on a 2-core machine, most of half an hour), although neither the
-solution nor the machine had changed.
+"""The reference solution's reports, timed once per machine and build, and only where they are
+compared: `grade` compares your timings with the reference's, and timing the reference again at
+every size and thread count was most of a grade's time (on a 2-core machine, most of half an
+hour; on an H200 node, over 4 minutes for each of Labs 1 and 3), although neither the solution
+nor the machine had changed, and although a starter has hardly a timing to compare with.
 
-A kept report is reused only while everything that changes its timings is the same; its key
-(fingerprint) is a digest of:
+So a student's grade times the reference's rows that the student's report timed (those it can
+be compared with), each once: a row already kept is reused, the rows missing are timed in one
+run of the reference (a piece) and kept beside the others. The report is the pieces composed:
+their rows, and their tables one after the other, each saying when it was timed.
+
+A kept piece is reused only while everything that changes its timings is the same; the key
+(fingerprint) of its entry is a digest of:
   - the GPU (name, SMs, compute capability, memory) and its driver and CUDA runtime, from the
     kit's probe; "none" without one;
   - the CPU (its model), the cores of the machine and those this process may use;
   - the build: the grader, the reference runner and the probe, byte for byte (the compiler, its
     flags and the solution's sources all end up in them), and the Python track's interpreter and
     the solution's Python files (their bytes);
-  - the grading options (all but --seed: the images differ, their sizes and kinds do not) and the
-    sandbox;
+  - the grading options (all but --seed: the images differ, their sizes and kinds do not; and
+    --variants, which only picks rows) and the sandbox;
   - the environment variables that the OpenMP runtime and CUDA read (OMP_*, CUDA_*, GOMP_*).
-`grade --retime-reference` times it again whatever the key says. Kept under the build folder
+`grade --retime-reference` times them again whatever the key says. Kept under the build folder
 (BUILD/reference-timings/): a fresh build folder times afresh. Only a reference run that ended
 well is kept (exit 0, no failing variant): a crash or a timeout is never reused.
 
-Class runs (grade-all, grade --submission) do not use it: they time the reference once at the
-run's start, in the run whose submissions are scored against it (docs/instructor.md says why)."""
+`grade --solution` times the reference in full (its peers too) and keeps that. Class runs
+(grade-all, grade --submission) do not use the cache: they time the reference once at the run's
+start, in the run whose submissions are scored against it (docs/instructor.md says why)."""
 
 import hashlib
 import json
@@ -38,7 +45,11 @@ CACHE_DIR = "reference-timings"
 # What a reference run leaves in results/: its reports and the log of its tables.
 SUFFIXES = (".json", ".md", ".csv", ".log")
 LABEL = "solution"
-FACTS = "facts.json"
+FACTS = "facts.json"  # an entry's key and machine, readable
+PIECES = "pieces"     # an entry's runs of the reference: pieces/<n>/, n counting up
+PIECE = "piece.json"  # when a piece was timed and its rows; last written: a piece without it is never read
+# Options that change no timing of a row: the images' seed, and which rows are asked for.
+UNKEYED_OPTIONS = ("--seed", "--variants")
 # The environment variables whose values change a timing: the OpenMP runtime's and CUDA's.
 ENV_PREFIXES = ("OMP_", "GOMP_", "CUDA_")
 DEVICE_FIELDS = ("name", "sms", "cc_major", "cc_minor", "memory_gib", "driver", "runtime")
@@ -84,14 +95,15 @@ def python_files(folder):
     return sorted(p for p in Path(folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts) if folder else []
 
 
-def without_seed(words):
+def keyed_options(words):
+    """The grader options that change a row's timing: words without UNKEYED_OPTIONS and their values."""
     out, skip = [], False
     for w in map(str, words):
         if skip:
             skip = False
-        elif w == "--seed":
+        elif w in UNKEYED_OPTIONS:
             skip = True
-        elif not w.startswith("--seed="):
+        elif not w.startswith(tuple(f"{o}=" for o in UNKEYED_OPTIONS)):
             out.append(w)
     return out
 
@@ -106,7 +118,7 @@ def machine_facts(build):
 
 def fingerprint(build, lab, grader, runner, sandbox, options):
     """(key, facts): the digest every timing-relevant fact goes into, and those facts. options:
-    the grader options of the reference's run (grading.grader_options), --seed left out."""
+    the grader options of the reference's run (grading.grader_options), UNKEYED_OPTIONS left out."""
     facts = machine_facts(build)
     words = [str(w) for w in runner_options(grader, runner, sandbox)]
     code = lab.python_code_for(runner) if lab.solution_python_code else ""
@@ -117,7 +129,7 @@ def fingerprint(build, lab, grader, runner, sandbox, options):
         "build": digest_files(files),
         "python": digest_files(python_files(code)) if code else "",
         "runner_options": words,
-        "options": without_seed(options),
+        "options": keyed_options(options),
         "environment": sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)),
     }
     key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:32]
@@ -136,55 +148,124 @@ def timed_where(facts):
 
 def note(facts, reused):
     """The line that says when and where the reference was timed, and whether this run reused it."""
-    when = facts.get("timed_at", "?")
-    how = ("reused: the build, this machine and the options are those it was timed with "
-           "(--retime-reference times it again)" if reused else "timed in this run, kept for the next grades "
-           "on this machine and build")
+    pieces = facts.get("pieces") or [{"timed_at": facts.get("timed_at", "?")}]
+    when = facts.get("timed_at", "?") if len(pieces) == 1 else \
+        f"in {len(pieces)} runs, {pieces[0].get('timed_at', '?')} to {pieces[-1].get('timed_at', '?')},"
+    how = {"all": "reused: the build, this machine and the options are those it was timed with "
+                  "(--retime-reference times it again)",
+           "some": "the rows not kept timed in this run, the others reused; all kept for the next grades",
+           "none": "timed in this run, kept for the next grades on this machine and build"}[reused]
     return f"reference solution timed {when} on {timed_where(facts)}; {how}"
 
 
-def load(build, lab_name, key, out):
-    """The kept report of key, copied into out as <lab>-solution.{json,md,csv,log} (the .md opening
-    with when and where it was timed) and returned with "reference_timing" saying so; None when
-    there is none or it cannot be read."""
-    entry = entry_dir(build, lab_name, key)
-    try:
-        facts = json.loads((entry / FACTS).read_text())
-        report = reports.validate(reports.load_json(entry / f"{lab_name}-{LABEL}.json"))
-    except (OSError, ValueError):
-        return None
-    out.mkdir(parents=True, exist_ok=True)
-    for suffix in SUFFIXES:
-        kept = entry / f"{lab_name}-{LABEL}{suffix}"
-        if kept.is_file():
-            shutil.copyfile(kept, out / kept.name)
-    md = out / f"{lab_name}-{LABEL}.md"
-    if md.is_file():
-        write_atomic(md, f"> {note(facts, True)}\n\n" + md.read_text(errors="replace"))
-    report["reference_timing"] = dict(facts, reused=True)
-    report["_exit"], report["_file"] = 0, str(out / f"{lab_name}-{LABEL}.json")
-    reports.write_back(report)
-    return report
+def compared(student, reference_rows):
+    """The reference's rows a student's report is compared with: the variants it timed, in the
+    order of reference_rows (the reference runner's list), those the reference has."""
+    timed = {p.get("variant") for p in (student or {}).get("performance", [])}
+    return [r["name"] for r in reference_rows if r["name"] in timed]
 
 
-def store(build, lab_name, key, facts, report):
-    """Keeps report (a reference run that ended well), with the .md, .csv and log beside its JSON,
-    under key, and marks it with when and where it was timed. A build folder that cannot be
-    written keeps nothing, and says so."""
-    if report.get("_exit") != 0 or reports.failing(report) or not report.get("environment"):
-        return
-    facts = dict(facts, timed_at=time.strftime("%Y-%m-%d %H:%M %Z"))
-    report["reference_timing"] = dict(facts, reused=False)
-    reports.write_back(report)
-    entry = entry_dir(build, lab_name, key)
-    source = Path(report["_file"])
-    try:
-        if entry.exists():
-            shutil.rmtree(entry)
-        entry.mkdir(parents=True)
-        for suffix in SUFFIXES:
-            if source.with_suffix(suffix).is_file():
-                shutil.copyfile(source.with_suffix(suffix), entry / f"{lab_name}-{LABEL}{suffix}")
-        write_atomic(entry / FACTS, json.dumps(facts, indent=2))  # last: an entry without it is never read
-    except OSError as e:
-        say(f"note: the reference's timings are not kept ({rel(entry)}: {e.strerror or e})")
+class Kept:
+    """The kept pieces of one entry (lab and key), oldest first: (folder, piece facts, report)."""
+
+    def __init__(self, build, lab_name, key):
+        self.lab, self.dir = lab_name, entry_dir(build, lab_name, key)
+        self.pieces = []
+        folders = sorted((p for p in (self.dir / PIECES).glob("*") if p.name.isdigit()), key=lambda p: int(p.name)) \
+            if (self.dir / PIECES).is_dir() else []
+        for folder in folders:
+            try:
+                piece = json.loads((folder / PIECE).read_text())
+                report = reports.validate(reports.load_json(folder / f"{lab_name}-{LABEL}.json"))
+            except (OSError, ValueError):
+                continue
+            self.pieces.append((folder, piece, report))
+
+    def rows(self):
+        return {v["name"] for _, _, report in self.pieces for v in report["variants"]}
+
+    def missing(self, names):
+        have = self.rows()
+        return [n for n in names if n not in have]
+
+    def add(self, facts, report, replace=False):
+        """Keeps report (a reference run that ended well), with the .md, .csv and log beside its
+        JSON, as the newest piece (replace: the only one). False when it is not kept: a run that
+        did not end well (what was kept stays), or a build folder that cannot be written (which
+        says so)."""
+        if report.get("_exit") != 0 or reports.failing(report) or not report.get("environment"):
+            return False
+        source = Path(report["_file"])
+        number = int(self.pieces[-1][0].name) + 1 if self.pieces else 1
+        folder = self.dir / PIECES / str(number)
+        piece = {"timed_at": time.strftime("%Y-%m-%d %H:%M %Z"), "rows": [v["name"] for v in report["variants"]]}
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            write_atomic(self.dir / FACTS, json.dumps(facts, indent=2))
+            for suffix in SUFFIXES:
+                if source.with_suffix(suffix).is_file():
+                    shutil.copyfile(source.with_suffix(suffix), folder / f"{self.lab}-{LABEL}{suffix}")
+            write_atomic(folder / PIECE, json.dumps(piece, indent=2))  # last: a piece without it is never read
+        except OSError as e:
+            say(f"note: the reference's timings are not kept ({rel(folder)}: {e.strerror or e})")
+            return False
+        self.pieces.append((folder, piece, reports.validate(reports.load_json(folder / f"{self.lab}-{LABEL}.json"))))
+        if replace:
+            for older, _, _ in self.pieces[:-1]:
+                shutil.rmtree(older, ignore_errors=True)
+            self.pieces = self.pieces[-1:]
+        return True
+
+    def compose(self, facts, out, timed_now):
+        """The pieces as one report, written into out as <lab>-solution.{json,md,csv,log} and
+        returned with "reference_timing" saying when and where each piece was timed; None when
+        nothing is kept. A row kept twice is the newer piece's. timed_now: how many pieces this
+        run added (0: all reused)."""
+        if not self.pieces:
+            return None
+        owner = {}  # row -> the newest piece that has it
+        for i, (_, _, report) in enumerate(self.pieces):
+            for v in report["variants"]:
+                owner[v["name"]] = i
+        newest = self.pieces[-1][2]
+        report = {k: v for k, v in newest.items() if not k.startswith("_")}
+        for field in ("variants", "cases", "performance"):
+            name = "name" if field == "variants" else "variant"
+            report[field] = [item for i, (_, _, r) in enumerate(self.pieces) for item in r.get(field, [])
+                             if owner.get(item.get(name)) == i]
+        report["performance_problems"] = list(dict.fromkeys(
+            p for _, _, r in self.pieces for p in r.get("performance_problems", [])))
+        pieces = [dict(piece) for _, piece, _ in self.pieces]
+        reused = "all" if not timed_now else "none" if timed_now == len(pieces) else "some"
+        timing = dict(facts, timed_at=pieces[-1].get("timed_at", "?"), pieces=pieces, reused=reused)
+        report["reference_timing"] = timing
+        out.mkdir(parents=True, exist_ok=True)
+        stem = out / f"{self.lab}-{LABEL}"
+        first_new = len(pieces) - timed_now
+        self._join(stem.with_suffix(".md"), ".md",
+                   lambda i, piece: f"> {note(dict(facts, **piece), 'none' if i >= first_new else 'all')}\n\n")
+        self._join(stem.with_suffix(".log"), ".log")
+        self._join(stem.with_suffix(".csv"), ".csv", header_once=True)
+        report["_exit"], report["_file"] = 0, str(stem.with_suffix(".json"))
+        reports.write_back(report)
+        return report
+
+    def _join(self, target, suffix, opening=None, header_once=False):
+        """The pieces' files of suffix, one after the other, into target (each opened by
+        opening(piece), a CSV's header once)."""
+        parts, header = [], None
+        for i, (folder, piece, _) in enumerate(self.pieces):
+            path = folder / f"{self.lab}-{LABEL}{suffix}"
+            if not path.is_file():
+                continue
+            text = path.read_text(errors="replace")
+            if header_once:
+                first, _, rest = text.partition("\n")
+                if header == first:
+                    text = rest
+                header = header or first
+            parts.append((opening(i, piece) if opening else "") + text)
+        target.unlink(missing_ok=True)
+        if parts:
+            write_atomic(target, ("" if header_once else "\n").join(parts))
