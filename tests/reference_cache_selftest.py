@@ -30,6 +30,7 @@ H200 = {"available": "1", "name": "NVIDIA H200", "sms": "132", "cc_major": "9", 
 SPEC = [("--quick", "quick", False), ("--seed", "seed", True), ("--threads", "threads", True),
         ("--variants", "variants", True)]
 ROWS = ["cpu-sequential", "cpu-openmp", "gpu-01-naive"]  # the reference runner's list
+BASELINE = "cpu-sequential"  # the kit's own row, "reference" in the list: never compared
 
 
 class Machine:
@@ -79,7 +80,7 @@ def main():
                   solution_python_code=str(tmp / "solutions"))
         build = BuildInfo(tmp / "build", [lab], cuda=True, probe="probe")
 
-        def grade(what, want_runs, timed=("cpu-sequential",), **options):
+        def grade(what, want_runs, timed=("cpu-sequential", "cpu-openmp"), **options):
             """The reference beside a student's report that timed the rows timed."""
             args = argparse.Namespace(solution=False, retime_reference=False, quick=False, seed=1, threads=None,
                                       variants=None)
@@ -87,7 +88,7 @@ def main():
             setattr(args, grader_cli._SPEC, SPEC)
             before = machine.runs
             student = {"performance": [{"variant": n} for n in timed]}
-            rows = [{"name": n} for n in ROWS]
+            rows = [{"name": n, "reference": n == BASELINE} for n in ROWS]
             report = grading.time_reference(build, lab, files["labs/lab_grader"], files["labs/lab_solution_runner"],
                                             rows, args, None, out, keep_apart=True,
                                             compared=None if args.solution else reference_cache.compared(student, rows))
@@ -98,25 +99,27 @@ def main():
 
         expect(grade("a student's report that timed nothing", 0, timed=()) is None,
                "nothing timed, nothing kept: no reference report, and no run")
+        expect(grade("a starter's report, which timed only the kit's own row", 0, timed=(BASELINE,)) is None,
+               "the kit's own row is not compared: no reference report, and no run")
         first = grade("the first grade", 1)
         expect(first["reference_timing"]["reused"] == "none" and first["reference_timing"]["timed_at"],
                "the first grade's report says when and where it was timed")
-        expect(machine.asked == ["cpu-sequential"], f"only the row the student timed was timed ({machine.asked})")
+        expect(machine.asked == ["cpu-openmp"], f"only the step the student timed was timed ({machine.asked})")
         again = grade("the same grade again", 0)
         timing = again["reference_timing"]
         expect(timing["reused"] == "all" and timing["timed_at"] == first["reference_timing"]["timed_at"]
                and timing["gpu"]["name"] == "NVIDIA H200", "the reused report says when and on which GPU it was timed")
         grade("a student's report that timed nothing, with a row kept", 0, timed=())
-        more = grade("a student who timed one more row", 1, timed=("cpu-sequential", "gpu-01-naive"))
+        more = grade("a student who timed one more row", 1, timed=(BASELINE, "cpu-openmp", "gpu-01-naive"))
         expect(machine.asked == ["gpu-01-naive"], f"only the row not kept was timed ({machine.asked})")
-        expect([v["name"] for v in more["variants"]] == ["cpu-sequential", "gpu-01-naive"]
-               and {p["variant"] for p in more["performance"]} == {"cpu-sequential", "gpu-01-naive"}
+        expect([v["name"] for v in more["variants"]] == ["cpu-openmp", "gpu-01-naive"]
+               and {p["variant"] for p in more["performance"]} == {"cpu-openmp", "gpu-01-naive"}
                and more["reference_timing"]["reused"] == "some",
                "the report holds the kept row and the new one, and says that some were reused")
         md = (out / "lab-solution.md").read_text()
-        expect(md.count("> reference solution timed ") == 2 and "cpu-sequential\n" in md and "gpu-01-naive" in md,
+        expect(md.count("> reference solution timed ") == 2 and "cpu-openmp\n" in md and "gpu-01-naive" in md,
                "results/lab-solution.md holds both runs' tables, each saying when it was timed")
-        grade("both rows again", 0, timed=("gpu-01-naive", "cpu-sequential"))
+        grade("both rows again", 0, timed=("gpu-01-naive", "cpu-openmp"))
         grade("another --variants", 0, variants="gpu-01*", timed=("gpu-01-naive",))
         md = (out / "lab-solution.md").read_text()
         expect(md.startswith("> reference solution timed ") and "NVIDIA H200" in md and "reused" in md,

@@ -271,8 +271,10 @@ def time_reference(build, lab, grader, runner, variants, args, sandbox, out, kee
             return solution
         timed_now = 1
     elif not kept.pieces:
-        say(f"the reference solution: not timed (none of your {lab.name} variants was timed, so none is "
-            "compared with it; --solution times all of it)")
+        for suffix in reference_cache.SUFFIXES:  # an earlier grade's would read as this one's
+            (out / f"{lab.name}-solution{suffix}").unlink(missing_ok=True)
+        say(f"the reference solution: not timed (none of your {lab.name} steps was timed, so none is compared "
+            "with it; the kit's own rows are the same code in both builds; --solution times all of it)")
         return None
     solution = kept.compose(facts, out, timed_now)
     if keep_apart and log.exists():

@@ -5,7 +5,7 @@ hour; on an H200 node, over 4 minutes for each of Labs 1 and 3), although neithe
 nor the machine had changed, and although a starter has hardly a timing to compare with.
 
 So a student's grade times the reference's rows that the student's report timed (those it can
-be compared with), each once: a row already kept is reused, the rows missing are timed in one
+be compared with; not the kit's own baseline rows, the same code in both builds), each once: a row already kept is reused, the rows missing are timed in one
 run of the reference (a piece) and kept beside the others. The report is the pieces composed:
 their rows, and their tables one after the other, each saying when it was timed.
 
@@ -159,10 +159,12 @@ def note(facts, reused):
 
 
 def compared(student, reference_rows):
-    """The reference's rows a student's report is compared with: the variants it timed, in the
-    order of reference_rows (the reference runner's list), those the reference has."""
+    """The reference's rows a student's report is compared with: the steps it timed, in the order
+    of reference_rows (the reference runner's list), those the reference has. The kit's own rows
+    (the baseline each exercise is checked against, "reference" in the list) are left out: they
+    are the same code in both builds, and the student's report times them."""
     timed = {p.get("variant") for p in (student or {}).get("performance", [])}
-    return [r["name"] for r in reference_rows if r["name"] in timed]
+    return [r["name"] for r in reference_rows if r["name"] in timed and not r.get("reference")]
 
 
 class Kept:
