@@ -434,6 +434,16 @@ TEST_CASE("comparison finds the first mismatch and unwritten elements, exactly o
     CHECK(protocol::describe(m, 12, protocol::exact()) ==
           "first mismatch at (x=2, y=1): got 9, want 1; 2 of 12 wrong (1 never written)");
 
+    // An 8-bit poison (0xA5, 165) is a value a wrong formula writes too: its words never claim
+    // "never written" for it.
+    labkit::HostImage<std::uint8_t> bwant(4, 1, 7), bgot(4, 1, 7);
+    bgot(1, 0) = 0xA5;
+    const auto b = protocol::compare<std::uint8_t>(bgot.view(), bwant.view(), protocol::exact());
+    CHECK(b.unwritten == 1);
+    CHECK(protocol::describe(b, 4, protocol::exact()) ==
+          "first mismatch at (x=1, y=0): got 165, the poison value (never written, or written as 165), want 7; "
+          "1 of 4 wrong (1 hold the poison value 165: never written, or written so)");
+
     // Floats: a tolerance, the largest error and the PSNR; the poison (0xFF bytes) is a NaN
     // and never within any tolerance.
     labkit::HostImage<float> fwant(3, 1, 100.0f), fgot(3, 1, 100.0f);

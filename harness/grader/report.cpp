@@ -501,7 +501,7 @@ void print_correctness(const Report& r) {
     for (const auto& res : r.results) {
         if (res.cases_failed < 2) {
             for (const auto& c : res.cases)
-                if (!c.diff.empty()) std::printf("diff image: %s (red: wrong, yellow: never written)\n", c.diff.c_str());
+                if (!c.diff.empty()) std::printf("diff image: %s (red: wrong, yellow: holds the poison value, as a pixel never written does)\n", c.diff.c_str());
             continue;
         }
         std::printf("%s fails %d of %d cases; the first of each size:\n", res.name.c_str(), res.cases_failed,

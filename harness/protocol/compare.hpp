@@ -75,19 +75,28 @@ std::string format_value(double v);  // integers without decimals, others with e
 
 // "first mismatch at (x=3, y=1): got 9, want 7; 12 of 35 wrong (2 never written)", and for a
 // tolerance "; max error 0.5, PSNR 48.1 dB (tolerance 0.01 + 1e-05·|want|)". A float poison is a
-// NaN, which arithmetic also produces from a read of poisoned memory: the words say both.
+// NaN, which arithmetic also produces from a read of poisoned memory: the words say both. An
+// 8-bit poison is a value like any other (a wrong LUT writes 165 as readily as 164), so its words
+// say "the poison value", not "never written": only a wider poison (four equal bytes) is one that
+// a written pixel is all but never.
 template <class T>
 std::string describe(const Mismatch<T>& m, std::size_t pixels, Comparison c) {
     constexpr bool kFloat = std::is_floating_point_v<T>;
+    constexpr bool kByte = sizeof(T) == 1;
+    const std::string value = std::to_string(static_cast<unsigned>(poison_byte<T>()));
     const std::string poisoned = kFloat ? "the poison NaN (never written, or computed from a read outside the image)"
-                                        : "never written";
+                                 : kByte ? value + ", the poison value (never written, or written as " + value + ")"
+                                         : "never written";
     std::string s;
     if (!m.ok()) {
         s = "first mismatch at (x=" + std::to_string(m.x) + ", y=" + std::to_string(m.y) + "): got " +
             (is_poison(m.got) ? poisoned : format_value(static_cast<double>(m.got))) +
             ", want " + format_value(static_cast<double>(m.want)) + "; " + std::to_string(m.wrong) + " of " +
             std::to_string(pixels) + " wrong";
-        if (m.unwritten > 0) s += " (" + std::to_string(m.unwritten) + (kFloat ? " the poison NaN)" : " never written)");
+        if (m.unwritten > 0)
+            s += " (" + std::to_string(m.unwritten) +
+                 (kFloat ? " the poison NaN)" : kByte ? " hold the poison value " + value + ": never written, or written so)"
+                                                      : " never written)");
     }
     if (!c.is_exact()) {
         constexpr double kPeak = 255;  // float labs work on 8-bit image values
@@ -126,7 +135,8 @@ labkit::View<T> crop(labkit::View<T> image, Window w) {
 }
 
 // RGB diff image: the background (a gray picture of the case, the output's size) dimmed where
-// the output is within the tolerance; red where it is not, yellow where it was never written.
+// the output is within the tolerance; red where it is not, yellow where it holds the poison
+// (never written; for an 8-bit output, or written as the poison value).
 // It draws the views it is given: for a large case, those of its diff_window.
 void save_rgb(const std::string& path, const std::vector<std::uint8_t>& rgb, int width, int height);
 
