@@ -350,7 +350,8 @@ def make_parser(spec=None):
                    help="the GPU acceptance run: every GPU test and the class rehearsal's GPU part, on a GPU "
                         f"node, within {GPU_BUDGET_S // 60} minutes (docs/contributing.md); fails where there is no GPU")
     p.add_argument("--suite", action="append", metavar="NAME",
-                   help="only this meson suite (a lab name, cpu, gpu); repeatable")
+                   help="only this meson suite (a lab name, cpu, gpu); repeatable. Builds only what its tests "
+                        "depend on (a lab's suite: that lab's targets)")
     p.add_argument("-j", "--jobs", type=int, help="parallel build jobs")
     p.set_defaults(func=cmd_test)
 
