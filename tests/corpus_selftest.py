@@ -71,6 +71,7 @@ sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
 from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from harness/protocol/sandbox.hpp)
 from labkit.batch import TIMING_LABEL  # noqa: E402  (a class run's timing run's files: <lab>-<name>-timing.json)
+from labkit.verdicts import SHOWN  # noqa: E402  (every verdict's name, from harness/protocol/verdict.hpp)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -88,7 +89,7 @@ ENTRY_KEYS = {"about", "comment", "lab", "gpu", "grade_args", "expect", "honest"
               "variants_only_from_kit", "symlinks", "pad", "archive", "from_solution", "edits"}
 CONDITION_KEYS = {"status", "flagged", "noted", "detail_has", "detail_lacks", "perf_lacks_ms", "timing_vs_honest_min", "any_of"}
 ITEM_KEYS = CONDITION_KEYS | {"variants", "match", "or_sanitizer"}
-STATUSES = {"pass", "fail", "crash", "timeout", "error", "todo", "build-error", "not-run", "skipped"}
+STATUSES = set(SHOWN)  # the verdicts an expect.json may name
 
 
 def say(*parts):
