@@ -212,6 +212,9 @@ def split_failures(log):
 # ---- the compile cache ----------------------------------------------------------------------------
 
 COMPILE_CACHE = "compile-cache"  # in the work folder: ccache's folder, shared by its slots
+# Another folder for it, shared by every work folder: the kit's tests, whose class runs each have
+# a work folder of their own and hand in the same files (`labkit test` sets it, in the build folder).
+COMPILE_CACHE_ENV = "LABKIT_COMPILE_CACHE"
 COMPILERS_CACHED_BY = "ccache"  # meson puts it in front of every compiler when it is on PATH
 
 
@@ -223,7 +226,9 @@ def compile_cache(work):
     other sources."""
     if not shutil.which(COMPILERS_CACHED_BY, path=tool_env().get("PATH")):
         return None
-    folder = Path(work) / COMPILE_CACHE
+    folder = Path(os.environ.get(COMPILE_CACHE_ENV) or Path(work) / COMPILE_CACHE)
+    if inside(folder.resolve(), ROOT):  # the compile's sandbox hides parts of the kit
+        raise UsageError(f"{COMPILE_CACHE_ENV}={folder}: a compile cache inside the kit ({ROOT}); choose a folder outside it")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

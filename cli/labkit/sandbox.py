@@ -186,8 +186,8 @@ class CompileSandbox:
     roster, class CSV and JSON: private, a list of paths), the work folder hidden but for this
     submission's staged sources (read-only) and build folder (writable, as /tmp is), the work
     folder's compile cache when there is one (cache; writable: batch.compile_cache says why that
-    is safe), and an environment of PATH, HOME, TMPDIR and CCACHE_DIR only (a build can #include
-    /proc/self/environ). The meson setup of that build folder runs outside: it runs no student
+    is safe), and an environment of PATH, HOME, TMPDIR and ccache's variables only (a build can
+    #include /proc/self/environ). The meson setup of that build folder runs outside: it runs no student
     code and reads no student file. groups (confine.Groups): the compile's control group, its
     processes and memory counted apart from every other sandbox's."""
 
@@ -202,11 +202,21 @@ class CompileSandbox:
         self.work_root = os.path.realpath(work_root)
         self.private = [str(p) for p in private if p]
 
+    def cache_env(self):
+        """ccache's variables: its folder, and every path under the work folder hashed as a relative
+        one, with no working directory in the hash (CCACHE_BASEDIR, CCACHE_NOHASHDIR): slots, and
+        work folders, differ only in their paths, so a file that many students hand in compiles
+        once, whichever slot builds it. Empty without a cache."""
+        return {"CCACHE_DIR": self.cache, "CCACHE_BASEDIR": self.work_root, "CCACHE_NOHASHDIR": "1"} \
+            if self.cache else {}
+
     def wrap(self, cmd):
         """cmd (ninja with its absolute path) as it runs in the sandbox; without one, as it is (given
-        the compile cache's folder)."""
+        the compile cache's variables)."""
+        cache = self.cache_env()
         if not self.sandbox.bwrap:
-            return self.groups.wrap(["env", "-u", "CCACHE_DISABLE", f"CCACHE_DIR={self.cache}", *cmd] if self.cache else cmd)
+            return self.groups.wrap(["env", "-u", "CCACHE_DISABLE", *(f"{k}={v}" for k, v in cache.items()), *cmd]
+                                    if cache else cmd)
         root = os.path.realpath(ROOT)
         args = [self.sandbox.bwrap, *system_view()]
         prefixes = toolkits(self.build_dir, [str(cmd[0])], [self.work_root])
@@ -221,6 +231,6 @@ class CompileSandbox:
                  "--bind", self.build_dir, self.build_dir,
                  *(["--bind", self.cache, self.cache] if self.cache else []),
                  "--clearenv", "--setenv", "PATH", tool_env().get("PATH", "/usr/bin:/bin"),
-                 *(["--setenv", "CCACHE_DIR", self.cache] if self.cache else []),
+                 *(word for k, v in cache.items() for word in ("--setenv", k, v)),
                  "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", *READ_ONLY_LAST, "--chdir", self.build_dir]
         return self.groups.wrap(args + [str(c) for c in cmd])

@@ -3,14 +3,18 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+from .batch import COMPILE_CACHE_ENV
 from .build import build_dir_of, ensure_configured, ninja, open_build
 from .programs import no_gpu_reason
 from .proc import stream
 from .util import ANSI_RE, LabkitError, UsageError, say, show_cmd
 
+# Beside the work folders, outside the kit (a compile's sandbox hides the kit's build folders).
+TEST_COMPILE_CACHE = "labkit-test-compile-cache"
 # One result line of meson test: " 3/12 lab:name   OK   0.52s".
 TEST_RESULT_RE = re.compile(
     r"^\s*(\d+)/(\d+)\s+(.*?)\s+(OK|FAIL|SKIP|TIMEOUT|EXPECTEDFAIL|UNEXPECTEDPASS|ERROR)\b\s*(.*)$")
@@ -112,6 +116,9 @@ def cmd_test(args):
         cmd += ["--suite", "cpu"]
     for s in args.suite or []:
         cmd += ["--suite", s]
+    # One compile cache for every class run of the tests (each has a work folder of its own, and
+    # they hand in the same files): batch.compile_cache.
+    os.environ.setdefault(COMPILE_CACHE_ENV, str(Path(tempfile.gettempdir()) / f"{TEST_COMPILE_CACHE}-{os.getuid()}"))
     show_cmd(cmd)
     started = time.monotonic()
     output = MesonOutput()
