@@ -213,7 +213,7 @@ def split_failures(log):
 
 COMPILE_CACHE = "compile-cache"  # in the work folder: ccache's folder, shared by its slots
 # Another folder for it, shared by every work folder: the kit's tests, whose class runs each have
-# a work folder of their own and hand in the same files (`labkit test` sets it, in the build folder).
+# a work folder of their own and hand in the same files (`labkit test` sets it, outside the kit).
 COMPILE_CACHE_ENV = "LABKIT_COMPILE_CACHE"
 COMPILERS_CACHED_BY = "ccache"  # meson puts it in front of every compiler when it is on PATH
 

@@ -258,28 +258,26 @@ def time_reference(build, lab, grader, runner, variants, args, sandbox, out, kee
     kept = reference_cache.Kept(build, lab.name, key)
     anew = compared is None or getattr(args, "retime_reference", False)  # what was kept goes once this is kept
     missing = [r["name"] for r in variants] if compared is None else compared if anew else kept.missing(compared)
-    timed_now = 0
     if missing:
         if keep_apart:
             out.mkdir(parents=True, exist_ok=True)
         rows = args if compared is None else with_options(args, variants=",".join(missing))
         solution = run_grader(grader, runner, lab.name, "solution", out, rows, variants, sandbox,
                               log if keep_apart else None)
-        if not kept.add(facts, solution, replace=anew):  # failed, or not kept: this run's report as it is
-            if keep_apart and log.exists():
-                print_reference_log(lab.name, log)
-            return solution
-        timed_now = 1
-    elif not kept.pieces:
+        if kept.add(facts, solution, replace=anew):  # else failed, or not kept: this run's report as it is
+            solution = kept.compose(facts, out, timed_now=1)
+    elif kept.pieces:
+        solution = kept.compose(facts, out, timed_now=0)
+    else:
         for suffix in reference_cache.SUFFIXES:  # an earlier grade's would read as this one's
             (out / f"{lab.name}-solution{suffix}").unlink(missing_ok=True)
         say(f"the reference solution: not timed (none of your {lab.name} steps was timed, so none is compared "
             "with it; the kit's own rows are the same code in both builds; --solution times all of it)")
         return None
-    solution = kept.compose(facts, out, timed_now)
     if keep_apart and log.exists():
         print_reference_log(lab.name, log)
-    say(reference_cache.note(solution["reference_timing"], solution["reference_timing"]["reused"]))
+    if solution.get("reference_timing"):
+        say(reference_cache.note(solution["reference_timing"], solution["reference_timing"]["reused"]))
     return solution
 
 

@@ -212,7 +212,7 @@ class Kept:
         except OSError as e:
             say(f"note: the reference's timings are not kept ({rel(folder)}: {e.strerror or e})")
             return False
-        self.pieces.append((folder, piece, reports.validate(reports.load_json(folder / f"{self.lab}-{LABEL}.json"))))
+        self.pieces.append((folder, piece, {k: v for k, v in report.items() if not k.startswith("_")}))
         if replace:
             for older, _, _ in self.pieces[:-1]:
                 shutil.rmtree(older, ignore_errors=True)
