@@ -22,6 +22,8 @@ run them (GRADER is the lab's grader program, RUNNER the runner built from the f
       --cases-cache: a second grading with the same seed reads the cases the first one kept (one
       slot per exercise, private to its owner) and gives the same verdicts; a slot that cannot
       be read is built again and replaced, never trusted; another seed gets slots of its own.
+      --kept-timings: the grader's own rows' timings are read back by a grading with the same
+      settings and grader, and timed again for other settings, another grader or a damaged file.
   grader_selftest.py cheat GRADER RUNNER GLOB
       a cheating student file (it looks for the answers in its own memory, writes fake lines
       into every descriptor it inherited, or rewrites the report when it exits) must not pass:
@@ -192,6 +194,58 @@ def check_cases_cache(grader, runner, tmp):
     print("cases cache: kept, read back, rebuilt when damaged, one slot set per seed; old staging folders removed")
 
 
+def check_kept_timings(grader, runner, tmp):
+    """--kept-timings: the grader's own rows (each exercise's reference, timed in the grader) are
+    timed once and read back by a later grading with the same grader, machine and timing settings;
+    other settings, another grader program or a damaged file time them again."""
+    kept = tmp / "kept-timings"
+
+    def run(program=grader, sizes="64"):
+        out = tmp / "timed.json"
+        cmd = [program, "grade", "--runner", runner, "--variants", "cpu-*", "--no-check", "--perf-sizes", sizes,
+               "--threads", "1", "--runs", "3", "--seed", "1", "--kept-timings", str(kept), "--json", str(out)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        if proc.returncode != 0:
+            fail(f"exit {proc.returncode}: {' '.join(map(str, cmd))}\n{proc.stdout[-3000:]}")
+        res = json.loads(out.read_text())
+        own = {v["name"] for v in res["variants"] if v["reference"]}
+        if not own:
+            fail("no row of the grader's own was timed: nothing to keep")
+        times = sorted((p["variant"], p["width"], p["kernel_ms"], p["runs"]) for p in res["performance"] if p["variant"] in own)
+        notes = {v["name"]: v.get("notes", []) for v in res["variants"] if v["reference"]}
+        return times, notes
+
+    files = lambda: {p.name: p.stat().st_mtime_ns for p in kept.glob("*.timing")} if kept.is_dir() else {}
+    first, notes = run()
+    if not files() or oct(kept.stat().st_mode & 0o777) != oct(0o700):
+        fail(f"the first grading kept no timing in a private folder: {sorted(files())}")
+    if any("earlier grading" in n for ns in notes.values() for n in ns):
+        fail(f"a first timing says it was kept: {notes}")
+    stamps = files()
+    second, notes = run()
+    if second != first or files() != stamps:
+        fail(f"the second grading timed the grader's rows again instead of reading them:\n{first}\n{second}")
+    if not all(any("earlier grading" in n for n in ns) for ns in notes.values()):
+        fail(f"a reused timing does not say when it was timed: {notes}")
+    third, _ = run(sizes="64,96")
+    if len(files()) != 2 * len(stamps) or any(kept.glob("*.tmp-*")):
+        fail(f"other sizes did not time the rows anew, each kept beside the first: {sorted(files())}")
+    damaged = sorted(stamps)[0]
+    (kept / damaged).write_text((kept / damaged).read_text().replace("line\t", "line\tbroken\t", 1))
+    run()
+    if files()[damaged] == stamps[damaged] or "broken" in (kept / damaged).read_text():
+        fail("a timing that cannot be read was not timed again and replaced")
+    other = tmp / "grader-copy"  # another program: another size or time
+    shutil.copy2(grader, other)
+    os.utime(other, (time.time() + 10, time.time() + 10))
+    before = len(files())
+    run(program=other)
+    if len(files()) != before + len(stamps):
+        fail("another grader program reused the timings of this one")
+    print("kept timings: read back with the same settings and grader; timed again for other sizes, "
+          "a damaged file, another grader")
+
+
 def check_digest_explained(res, caught):
     """Wrong digests are explained: the variant's detail has the first mismatch (from the file
     of the case run again), with a diff image, and its other wrong cases point to that case."""
@@ -321,6 +375,7 @@ def main():
                 check_digest_explained(res, caught)
         elif mode == "cache":
             check_cases_cache(grader, runner, Path(tmp))
+            check_kept_timings(grader, runner, Path(tmp))
         elif mode == "cheat":
             code, res = grade(grader, runner, ["--variants", args[0], "--timeout", "20"], tmp)
             chosen = [v for v in res["variants"] if not v["reference"]]

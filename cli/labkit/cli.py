@@ -104,7 +104,8 @@ def make_parser(spec=None):
                    "the default is --quick; with a GPU, the full sweep is the default); emulated GPU steps "
                    "are still checked on the quick sizes")
     p.add_argument("--retime-reference", action="store_true",
-                   help="time the reference solution again: by default it is timed only where your report "
+                   help="time the reference solution and the kit's own rows (cpu-sequential, ...) again: by "
+                   "default the kit's rows are timed once per machine and build, and the reference only where your report "
                    "timed a row to compare, each row kept under the build folder and reused while the GPU and "
                    "its driver, the CPU, the build and these options are the same (the summary says when and "
                    "where it was timed)")

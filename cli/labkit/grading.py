@@ -37,12 +37,15 @@ STARTER_GUARD = ROOT / "tests" / "starter_guard.py"
 def grader_options(args):
     """What every `<grader> grade` of this labkit command is handed: the grader's own options as
     given (grader_cli.forwarded), then those labkit sets for the grader: --emulate (an emulated
-    runner) and --cases-cache (a class's cases, kept once)."""
+    runner), --cases-cache (a class's cases, kept once) and --kept-timings (the kit's own rows'
+    timings, kept once per machine and build: grade_lab)."""
     out = grader_cli.forwarded(args)
     if getattr(args, "emulate", False):
         out.append("--emulate")
     if getattr(args, "cases_cache", None):
         out += ["--cases-cache", str(args.cases_cache)]
+    if getattr(args, "kept_timings", None):
+        out += [reference_cache.KEPT_TIMINGS_OPTION, str(args.kept_timings)]
     return out
 
 
@@ -184,6 +187,12 @@ def grade_lab(build, lab, args, sandbox, out=RESULTS, replaced=None, emulate_stu
     the student's runner is the emulated one (--quick's default without a GPU), the reference's
     not (it is there to be timed against, and emulation times nothing)."""
     replaced = [] if replaced is None else replaced
+    # The kit's own rows (cpu-sequential and the like, timed in the grader) on this machine and
+    # build: timed once, then reused by every grade; --solution and --retime-reference time them again.
+    kept_timings = reference_cache.kit_timings_dir(build, lab.name)
+    if args.solution or getattr(args, "retime_reference", False):
+        shutil.rmtree(kept_timings, ignore_errors=True)
+    args = with_options(args, kept_timings=kept_timings)
     grader = build_grader(build, lab)
     student = solution = None
     emulated = getattr(args, "emulate", False)

@@ -24,6 +24,12 @@ A kept piece is reused only while everything that changes its timings is the sam
 (BUILD/reference-timings/): a fresh build folder times afresh. Only a reference run that ended
 well is kept (exit 0, no failing variant): a crash or a timeout is never reused.
 
+The kit's own rows (cpu-sequential and the like) are timed in the grader process, out of any
+runner's reach, so they depend only on the grader, the machine and the timing settings: the grader
+keeps them itself (grade --kept-timings, harness/grader/kept_timings.hpp), keyed by those, in
+BUILD/reference-timings/<lab>-kit-rows/ (kit_timings_dir), for the student's grade and the
+reference's alike; --retime-reference and --solution empty that folder first.
+
 `grade --solution` times the reference in full (its peers too) and keeps that. Class runs
 (grade-all, grade --submission) do not use the cache: they time the reference once at the run's
 start, in the run whose submissions are scored against it (docs/instructor.md says why)."""
@@ -48,8 +54,13 @@ LABEL = "solution"
 FACTS = "facts.json"  # an entry's key and machine, readable
 PIECES = "pieces"     # an entry's runs of the reference: pieces/<n>/, n counting up
 PIECE = "piece.json"  # when a piece was timed and its rows; last written: a piece without it is never read
-# Options that change no timing of a row: the images' seed, and which rows are asked for.
-UNKEYED_OPTIONS = ("--seed", "--variants")
+# The grader's folder of the kit's own rows' timings (harness/grader/kept_timings.hpp): the grader
+# keys each by itself, the machine and the timing settings; labkit gives each lab one under CACHE_DIR.
+KEPT_TIMINGS_OPTION = "--kept-timings"
+KIT_TIMINGS = "kit-rows"
+# Options that change no timing of a row: the images' seed, which rows are asked for, and where
+# the kit's own rows' timings are kept.
+UNKEYED_OPTIONS = ("--seed", "--variants", KEPT_TIMINGS_OPTION)
 # The environment variables whose values change a timing: the OpenMP runtime's and CUDA's.
 ENV_PREFIXES = ("OMP_", "GOMP_", "CUDA_")
 DEVICE_FIELDS = ("name", "sms", "cc_major", "cc_minor", "memory_gib", "driver", "runtime")
@@ -134,6 +145,11 @@ def fingerprint(build, lab, grader, runner, sandbox, options):
     }
     key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:32]
     return key, dict(facts, key=key, keyed_by=keyed)
+
+
+def kit_timings_dir(build, lab_name):
+    """Where the grader keeps lab_name's own rows' timings (grade --kept-timings)."""
+    return Path(build.dir) / CACHE_DIR / f"{lab_name}-{KIT_TIMINGS}"
 
 
 def entry_dir(build, lab_name, key):

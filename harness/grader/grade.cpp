@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "labkit/generators.hpp"
+#include "kept_timings.hpp"
 #include "labkit/table.hpp"
 #include "report.hpp"
 #include "session.hpp"
@@ -1035,10 +1036,25 @@ Timing time_variant(const RunnerVariant& v, GraderExercise& ex, const GradeOptio
         confirm_busy(t, v, ex, o, runner, work, progress);
         return t;
     }
-    progress.detail(v.name + " (in the grader)");
     Timing t;
-    auto lines = ex.time_reference(o.perf);
-    if (auto note = busy_machine_note(lines, load_average(), labkit::machine_cores()); !note.empty()) t.notes.push_back(std::move(note));
+    const std::string key = o.kept_timings.empty() ? "" : kept_timing_key(v.exercise, v.name, o.perf);
+    auto kept = key.empty() ? std::nullopt : read_kept_timing(o.kept_timings, key);
+    if (kept) {
+        progress.detail(v.name + " (kept from " + kept->timed_at + ")");
+        t.notes = kept->notes;
+        t.notes.push_back("timed " + kept->timed_at + " by an earlier grading with this grader, on this machine, with these "
+                          "timing settings, and kept (" + o.kept_timings + ")");
+    } else {
+        progress.detail(v.name + " (in the grader)");
+        kept.emplace();
+        kept->lines = ex.time_reference(o.perf);
+        if (auto note = busy_machine_note(kept->lines, load_average(), labkit::machine_cores()); !note.empty())
+            kept->notes.push_back(std::move(note));
+        kept->timed_at = labkit::query_host().date;
+        t.notes = kept->notes;
+        if (!key.empty() && !kept->lines.empty()) keep_timing(o.kept_timings, key, *kept);
+    }
+    auto& lines = kept->lines;
     for (auto& l : lines) {
         const double flops = ex.flops_per_pixel(v.name, l.params);
         t.points.push_back({v.exercise, v.name, v.kind, std::move(l), flops});

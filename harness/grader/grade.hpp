@@ -66,6 +66,9 @@ struct GradeOptions {
     // The GPU variants on the CPU (--emulate): the runner is an emulated one, no device is probed,
     // each GPU variant is checked under every schedule of a block's threads and never timed.
     bool emulate = false;
+    // The grader's own rows' timings kept in this folder and reused where the key is the same
+    // (kept_timings.hpp); empty: each is timed.
+    std::string kept_timings;
     double timeout_s = 60;  // of silence, the most for any case: the slowest honest case (8192^2 naive) is far below
     std::string diff_dir, label, json, csv, markdown;
 };

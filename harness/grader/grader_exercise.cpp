@@ -13,10 +13,7 @@ using namespace protocol;
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// "size:time" of a file, or "-" when it cannot be read.
-std::string identity(const fs::path& p) {
+std::string file_identity(const fs::path& p) {
     std::error_code ec;
     const auto size = fs::file_size(p, ec);
     if (ec) return "-";
@@ -25,8 +22,7 @@ std::string identity(const fs::path& p) {
     return std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count());
 }
 
-// FNV-1a, 64 bits: names a cache slot; the key itself is compared on reading.
-std::string hash_hex(const std::string& text) {
+std::string key_hash(const std::string& text) {
     constexpr std::uint64_t kOffset = 14695981039346656037ull, kPrime = 1099511628211ull;
     std::uint64_t h = kOffset;
     for (const unsigned char c : text) h = (h ^ c) * kPrime;
@@ -34,8 +30,6 @@ std::string hash_hex(const std::string& text) {
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     return hex;
 }
-
-}  // namespace
 
 std::vector<std::string> check_photos(const std::string& dir) {
     std::vector<std::string> left_out;
@@ -64,10 +58,10 @@ CacheSlot cache_slot(std::string_view exercise, const CaseSettings& s) {
     key += " max_pixels=" + std::to_string(s.max_pixels);
     key += " photos=";
     if (!s.photos_dir.empty())
-        for (const auto& f : labkit::images_in(s.photos_dir)) key += f.filename().string() + ":" + identity(f) + ",";
-    key += " grader=" + identity("/proc/self/exe");
+        for (const auto& f : labkit::images_in(s.photos_dir)) key += f.filename().string() + ":" + file_identity(f) + ",";
+    key += " grader=" + file_identity("/proc/self/exe");
     std::replace_if(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-    return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + hash_hex(key)), key};
+    return {fs::path(s.cache_dir) / (std::string(exercise) + "-" + key_hash(key)), key};
 }
 
 // A staging folder this old was left by a grading that was killed (it would have been renamed

@@ -57,6 +57,11 @@ std::vector<std::string> check_photos(const std::string& dir);
 // (names, sizes, times) and this grader program (size, time), so a rebuilt reference never
 // reuses old outputs. The folder holds expected outputs: it is made for its owner alone (0700),
 // and the sandbox never binds it.
+// "size:time" of a file, or "-" when it cannot be read: what a cache key holds of a program or photo.
+std::string file_identity(const std::filesystem::path& path);
+// FNV-1a, 64 bits, in hex: names a cache's slot or file; the key itself is compared on reading.
+std::string key_hash(const std::string& key);
+
 struct CacheSlot {
     std::filesystem::path dir;
     std::string key;  // one line, also stored in the slot and compared when it is read

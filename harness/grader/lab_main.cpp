@@ -362,6 +362,10 @@ int lab_main(int argc, char** argv, const LabDescription& lab, Exercises exercis
     grade_cmd->add_option("--cases-cache", g.cases.cache_dir,
                           "keep the cases and their expected outputs in this folder (made private, 0700), and reuse "
                           "them when another grading asks for the same ones (same seed, sizes, photos and grader)");
+    grade_cmd->add_option("--kept-timings", g.kept_timings,
+                          "keep the timings of the grader's own rows (each exercise's reference) in this folder (made "
+                          "private, 0700), and reuse them when another grading asks for the same ones (same grader, "
+                          "machine and timing settings)");
     const std::string side = std::to_string(kDiffMaxSide);
     grade_cmd->add_option("--diff-dir", g.diff_dir,
                           "the folder diff images of failing cases go into, as given (empty: none); one per size "
