@@ -1,26 +1,20 @@
-// main() for the GPU test programs: without a CUDA device they print why and exit 77, which
-// Meson counts as skipped — never as passed.
-#if LABKIT_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
-
+// The GPU test programs (main(): catch_session.cpp): without a CUDA device they print why and exit
+// 77, which Meson counts as skipped — never as passed.
 #include <cstdio>
 
 #include "labkit/device_info.hpp"
+#include "test_main.hpp"
 
 namespace {
 constexpr int kMesonSkip = 77;
 }
 
-int main(int argc, char** argv) {
+int labkit_test::exit_before_tests() {
     const auto device = labkit::query_device();
     if (!device.available) {
         std::printf("skipped: %s\n", device.unavailable_reason.c_str());
         return kMesonSkip;
     }
     std::printf("GPU: %s\n", device.name.c_str());
-    return Catch::Session().run(argc, argv);
+    return kRunTests;
 }

@@ -286,12 +286,13 @@ class Lab:
 class BuildInfo:
     """What <build_dir>/labkit-build.json says: the labs in teaching order and their programs."""
 
-    def __init__(self, build_dir, labs, cuda, probe="", confine=""):
+    def __init__(self, build_dir, labs, cuda, probe="", confine="", grading=""):
         self.dir = Path(build_dir)
         self.labs = labs
         self.cuda = cuda  # True, False, or None when the file does not say
         self.probe = probe  # the device probe every grader runs ("" in an older build description)
         self.confine = confine  # labkit-confine, the control groups of compiles (confine.py); "" when older
+        self.grading = grading  # the ninja target of every program grading runs (./labkit build); "" when older
 
     @classmethod
     def read(cls, build_dir):
@@ -312,10 +313,11 @@ class BuildInfo:
             cuda = data.get("cuda")
             probe = str(data.get("probe") or "")
             confine = str(data.get("confine") or "")
+            grading = str(data.get("grading") or "")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise LabkitError(f"{rel(path)} cannot be read ({e.__class__.__name__}: {e}); "
                               "reconfigure the build") from None
-        return cls(build_dir, labs, cuda, probe, confine)
+        return cls(build_dir, labs, cuda, probe, confine, grading)
 
     def names(self):
         return [l.name for l in self.labs]

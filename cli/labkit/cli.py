@@ -50,9 +50,15 @@ def make_parser(spec=None):
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("build", parents=[common], help="compile everything (ninja -C build)",
-                       description="Configures the build folder when needed, then runs ninja.")
+    p = sub.add_parser("build", parents=[common], help="compile what grading runs (--all: the tests' programs too)",
+                       description="Configures the build folder when needed, then compiles what ./labkit grade "
+                       "runs, with a GPU or without: each lab's grader, your runner and its emulated twin (the "
+                       "GPU steps on the CPU), the reference's runner, and the dataset generator. The "
+                       "reference's emulated runner (grade --solution without a GPU) is built when first asked "
+                       "for; the tests' own programs (broken and cheating runners, unit tests) by --all and by "
+                       "./labkit test.")
     p.add_argument("-j", "--jobs", type=int, help="parallel jobs (ninja's default otherwise)")
+    p.add_argument("--all", action="store_true", help="everything, the tests' programs too (ninja -C build)")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser(
