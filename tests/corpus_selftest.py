@@ -71,7 +71,7 @@ sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
 from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from harness/protocol/sandbox.hpp)
 from labkit.batch import TIMING_LABEL  # noqa: E402  (a class run's timing run's files: <lab>-<name>-timing.json)
-from labkit.verdicts import SHOWN  # noqa: E402  (every verdict's name, from harness/protocol/verdict.hpp)
+from labkit.verdicts import PASS, SHOWN  # noqa: E402  (every verdict's name, from harness/protocol/verdict.hpp)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"
@@ -1056,7 +1056,7 @@ def run_seeds(args, build_dir):
             for lab in labs:
                 variants = [v for v in runs.get(lab, {}).get("variants", []) if not v.get("reference")]
                 losers = [f"{v['name']} {v.get('status')} ({short(v.get('detail'), 80)})" for v in variants
-                          if v.get("status") != "pass"]
+                          if v.get("status") != PASS]
                 if not variants:
                     bad[lab].append(f"seed {seed}: no variant graded")
                 elif losers or proc.returncode != 0:

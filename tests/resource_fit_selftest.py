@@ -36,19 +36,13 @@ from pathlib import Path
 
 MESON_SKIP = 77
 ROOT = Path(__file__).resolve().parent.parent
-LIMITS_TEXT = (ROOT / "common" / "labkit" / "gpu_limits.hpp").read_text()
-
-
-def kb_constant(name):
-    return int(re.search(rf"{name} = (\d+) \* 1024;", LIMITS_TEXT).group(1)) * 1024
-
-
-# The limits, from their one home (gpu_limits.hpp).
-DEFAULT_SHARED = kb_constant("kDefaultDynamicSharedBytes")  # static + dynamic without an opt-in
-REGISTERS_PER_BLOCK = kb_constant("kMaxRegistersPerBlock")
-REGISTER_UNIT = int(re.search(r"kRegisterAllocationUnit = (\d+);", LIMITS_TEXT).group(1))
+# The limits, from their one home (gpu_limits.hpp), as labkit-facts exports them.
+LIMITS = json.loads((ROOT / "harness" / "protocol" / "kit_facts.json").read_text())["gpu_limits"]
+DEFAULT_SHARED = LIMITS["default_dynamic_shared_bytes"]  # static + dynamic without an opt-in
+REGISTERS_PER_BLOCK = LIMITS["max_registers_per_block"]
+REGISTER_UNIT = LIMITS["register_allocation_unit"]
 WARP = 32  # threads in a warp: registers are given per warp
-OPTIN = {int(sm): int(kb) * 1024 for sm, kb in re.findall(r"\{(\d+), (\d+) \* 1024\}", LIMITS_TEXT)}
+OPTIN = {int(sm): b for sm, b in LIMITS["max_shared_optin_by_sm"].items()}
 # The GPUs a course has (issue 28), by compute capability: the table's columns and the checked archs.
 GPUS = (("T4", 75), ("A100", 80), ("A10 / RTX 30", 86), ("RTX 40", 89), ("H100", 90))
 ARCHS = tuple(cc for _, cc in GPUS)

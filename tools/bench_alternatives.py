@@ -60,6 +60,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build"  # where the labs' graders are (--build-dir)
+KIT_FACTS = json.loads((ROOT / "harness" / "protocol" / "kit_facts.json").read_text())  # labkit-facts' output
 CONTRACT_TIMEOUT_S = 60
 LEVELS = 256
 BITS = 8    # bits per pixel: NPP's palette LUT has 2^BITS = LEVELS entries
@@ -567,7 +568,8 @@ def main():
     global BUILD_DIR
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lab", choices=("integral_image", "histogram_equalization", "convolution"), default="integral_image")
-    ap.add_argument("--sizes", default="1024,2048,4096,8192")
+    ap.add_argument("--sizes", default=",".join(map(str, KIT_FACTS["timed_sizes"])),
+                    help="square sizes (default: the grader's timed sizes, %(default)s)")
     ap.add_argument("--ks", default="3,5,9,15,25", help="convolution: the Gaussians' sizes k, odd, 1..25 (default: %(default)s)")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--json")

@@ -28,31 +28,15 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parent.parent
 
-# Per lab, the bugs: ("corpus", entry), ("bug", name in bugs.py), ("replace", file, old, new) or
-# ("compile-error", file). The CPU list is cycled through for the CPU-broken submissions, the GPU
-# list for the GPU-broken ones.
-BROKEN = {
-    "integral_image": {
-        "cpu": [("corpus", "overflow_32bit"), ("corpus", "cpu_write_past_end"), ("corpus", "unwritten_output"),
-                ("corpus", "exit_before_answering"), ("compile-error", "cpu_openmp.cpp")],
-        "gpu": [("bug", "ks_section_off_by_one"), ("bug", "sp_data_by_block_index"), ("corpus", "gpu_illegal_address"),
-                ("corpus", "wrong_on_non_block_multiples"), ("compile-error", "03_brent_kung.cu")],
-    },
-    "histogram_equalization": {
-        "cpu": [("corpus", "he_skips_last_row"),
-                ("replace", "cpu_openmp.cpp", "const std::uint64_t span = pixels - cdf_min;",
-                 "const std::uint64_t span = pixels - cdf_min + 1;"),
-                ("compile-error", "cpu_openmp.cpp")],
-        "gpu": [("bug", "normalize_32_bit"), ("bug", "ks_one_barrier"), ("bug", "priv_missing_merge_barrier"),
-                ("compile-error", "03_aggregated.cu")],
-    },
-    "convolution": {
-        "cpu": [("replace", "cpu_openmp.cpp", "for (int dy = -r; dy <= r; ++dy)", "for (int dy = -r; dy < r; ++dy)"),
-                ("replace", "cpu_openmp.cpp", "for (int x = 0; x < in.width; ++x) {", "for (int x = 0; x < in.width - 1; ++x) {"),
-                ("compile-error", "cpu_openmp.cpp")],
-        "gpu": [("bug", "tiled_halo_off_by_one"), ("bug", "tiled_no_barrier"), ("compile-error", "04_separable.cu")],
-    },
-}
+
+def bugs_of(lab):
+    """The lab's bugs.py (its BUGS, and CLASS_BENCH: the made-up class's bugs, per kind)."""
+    return runpy.run_path(str(KIT / "labs" / lab / "kit" / "tests" / "reference" / "bugs.py"))
+
+
+def labs_of(build_dir):
+    """The labs of the build, from labkit-build.json."""
+    return [l["name"] for l in json.loads((Path(build_dir) / "labkit-build.json").read_text())["labs"]]
 
 
 def write_submission(folder, lab, index, bug):
@@ -69,7 +53,7 @@ def write_submission(folder, lab, index, bug):
         for f in (KIT / "tests" / "corpus" / what[0] / lab).iterdir():
             (folder / f.name).write_text(f"// submission {index}\n" + f.read_text())
     elif kind == "bug":
-        bugs = runpy.run_path(str(KIT / "labs" / lab / "kit" / "tests" / "reference" / "bugs.py"))["BUGS"]
+        bugs = bugs_of(lab)["BUGS"]
         b = bugs[what[0]]
         text = (folder / b["file"]).read_text()
         assert text.count(b["old"]) == 1, f"bug {what[0]} no longer applies to {b['file']}"
@@ -86,8 +70,9 @@ def write_submission(folder, lab, index, bug):
 
 def make_class(root, lab, per_kind):
     plan = [("correct", None)] * per_kind
-    plan += [("cpu-broken", BROKEN[lab]["cpu"][i % len(BROKEN[lab]["cpu"])]) for i in range(per_kind)]
-    plan += [("gpu-broken", BROKEN[lab]["gpu"][i % len(BROKEN[lab]["gpu"])]) for i in range(per_kind)]
+    broken = bugs_of(lab)["CLASS_BENCH"]
+    plan += [("cpu-broken", broken["cpu"][i % len(broken["cpu"])]) for i in range(per_kind)]
+    plan += [("gpu-broken", broken["gpu"][i % len(broken["gpu"])]) for i in range(per_kind)]
     kinds = {}
     for i, (kind, bug) in enumerate(plan):
         name = f"s{i:03d}-{kind}"
@@ -114,7 +99,7 @@ def grade_all(args, subs, out, work, extra=()):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lab", choices=sorted(BROKEN))
+    parser.add_argument("lab", help="a lab of the build (labkit-build.json)")
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--build-dir", default="build")
@@ -126,6 +111,8 @@ def main():
                         help="no priming: the measured run also compiles the kit's objects in every build slot, "
                              "as an instructor's first run does")
     args = parser.parse_args()
+    if args.lab not in labs_of(args.build_dir):
+        sys.exit(f"unknown lab {args.lab} (labs of {args.build_dir}: {', '.join(labs_of(args.build_dir))})")
     if not (KIT / "solutions" / args.lab).is_dir():
         sys.exit("the benchmark needs the reference solution (solutions/)")
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="labkit-bench-"))

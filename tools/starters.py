@@ -10,7 +10,8 @@ lines, what its starter says in place of the answer: the steps, the reasoning, t
 For every lab of meson.build's `labs` and every file of its kit/meson.build's `student_files` and
 `python_files`, solutions/<lab>/<file> makes labs/<lab>/<file>. Also made: the manifest
 labs/<lab>/kit/tests/starter.sha256 (tests/starter_guard.py writes it) and the "your files" table
-of labs/<lab>/README.md, between its two `<!-- starters.py ... -->` lines. Never edit a starter:
+of labs/<lab>/README.md, between its two `<!-- starters.py ... -->` lines. Checked: that
+.gitattributes marks each starter and manifest as generated, and nothing else of labs/. Never edit a starter:
 edit its solution and run --write. Checked, not made: the files of the handout's table of steps
 (docs/labs/<lab>.md), whose prose is the handout's, are the student files in order.
 
@@ -18,6 +19,8 @@ Markers. C is the file's comment leader (// in .cu and .cpp, # in .py). A marker
 comment line, indented as you like, so the solution compiles and runs exactly as without them.
 Not inside a string or a /* */ comment (a Python docstring is a string: mark all of it).
 
+    C starter: generates labs/LAB/FILE   the first line of every solution file: the starter it
+                             makes; the starter's first line says where it comes from (NOTICE)
     C starter: step TEXT     the file's row in the README table (more such lines continue TEXT)
     C starter: prompt        starts the starter's text in place of the answer: its comment lines
                              are copied as they are, and `C> CODE` lines become CODE
@@ -46,6 +49,7 @@ Python's NotImplementedError) and teach: steps, reasoning, pitfalls, never the a
 """
 import argparse
 import ast
+import fnmatch
 import re
 import sys
 import tempfile
@@ -58,6 +62,12 @@ import starter_guard  # noqa: E402  (the manifest's one home: its --write)
 LEADERS = {".cu": "//", ".cpp": "//", ".hpp": "//", ".py": "#"}
 README_BEGIN = "<!-- starters.py: the table below is generated from the solutions' `starter: step` lines -->"
 README_END = "<!-- starters.py: end of the generated table -->"
+# A starter's first line: the student's file to fill in, and where a kit developer edits it instead.
+NOTICE = ("{leader} Your file to fill in. Generated from solutions/{lab}/{name} by tools/starters.py:\n"
+          "{leader} the kit's own changes go there, then python3 tools/starters.py --write.\n")
+# .gitattributes marks every file this makes as generated, by patterns that fit every lab (a new
+# lab adds no line there); check_attributes holds them to exactly the files made here.
+GENERATED_ATTRIBUTE = "linguist-generated=true"
 
 
 class Error(Exception):
@@ -79,8 +89,9 @@ def meson_list(path, name, required=True):
     return re.findall(r"'([^']*)'", m.group(1))
 
 
-def split(path):
-    """(starter text, step text) of the solution file at path, from its markers."""
+def split(path, starter):
+    """(starter text, step text) of the solution file at path, from its markers; starter: the path
+    in the kit of the starter it makes, which its first line must name."""
     leader = LEADERS.get(path.suffix)
     if leader is None:
         raise Error(f"{rel(path)}: no comment leader known for {path.suffix} files ({', '.join(LEADERS)})")
@@ -90,6 +101,9 @@ def split(path):
     comment = re.compile(rf"\s*{lead}")
     out, own, step = [], [], []  # the starter's lines, the solution's own lines, the step text
     state, opened, instead = "common", 0, False  # common, prompt or solution; where the block opened
+    first = f"{leader} starter: generates {starter}"
+    if path.read_text().split("\n", 1)[0] != first:
+        raise Error(f"{rel(path)}:1: a solution file's first line names the starter it makes: `{first}`")
     for n, line in enumerate(path.read_text().splitlines(keepends=True), 1):
         where = f"{rel(path)}:{n}"
         m = marker.fullmatch(line.rstrip("\n"))
@@ -98,6 +112,8 @@ def split(path):
             raise Error(f"{where}: `starter: instead` must be followed by a line of the solution's code")
         if m:
             word, text = m.group(2), m.group(3)
+            if word == "generates" and n == 1:
+                continue
             if word == "step" and state == "common" and text:
                 step.append(text.strip())
             elif word == "instead" and state == "common" and text:
@@ -111,7 +127,8 @@ def split(path):
                 state = "common"
             else:
                 raise Error(f"{where}: `{line.strip()}` is not a marker here (in {state} text); the "
-                            f"markers: step TEXT, instead CODE, prompt, solution, end (tools/starters.py --help)")
+                            f"markers: generates STARTER (line 1), step TEXT, instead CODE, prompt, solution, end "
+                            f"(tools/starters.py --help)")
             continue
         if state == "solution":
             if s:
@@ -171,7 +188,8 @@ def generate(out):
             source = ROOT / "solutions" / lab / name
             if not source.is_file():
                 raise Error(f"{rel(kit)} lists {name}, but {rel(source)} is missing: the starter is made from it")
-            text, step = split(source)
+            text, step = split(source, f"labs/{lab}/{name}")
+            text = NOTICE.format(leader=LEADERS[source.suffix], lab=lab, name=name) + text
             if not step:
                 raise Error(f"{rel(source)}: no `starter: step TEXT` line (its row in labs/{lab}/README.md)")
             rows.append((name, step))
@@ -185,7 +203,28 @@ def generate(out):
         readme = f"labs/{lab}/README.md"
         (out / readme).write_text(readme_table(ROOT / readme, rows))
         made += [manifest, readme]
+    check_attributes(made)
     return made
+
+
+def matches(path, pattern):
+    """Whether a .gitattributes pattern with a slash matches path, as git does: `*` within one folder."""
+    parts, wanted = path.split("/"), pattern.split("/")
+    return len(parts) == len(wanted) and all(fnmatch.fnmatchcase(a, b) for a, b in zip(parts, wanted))
+
+
+def check_attributes(made):
+    """Every starter and manifest made here is marked generated in .gitattributes, and under labs/
+    nothing else is (the labs' headers, READMEs and kits are written by hand)."""
+    path = ROOT / ".gitattributes"
+    patterns = [line.split()[0].lstrip("/") for line in (path.read_text() if path.is_file() else "").splitlines()
+                if GENERATED_ATTRIBUTE in line.split()[1:]]
+    marked = {rel(f) for f in (ROOT / "labs").rglob("*") if f.is_file() and any(matches(rel(f), p) for p in patterns)}
+    made = {m for m in made if not m.endswith("README.md")}
+    if made - marked:
+        raise Error(f"{rel(path)}: not marked `{GENERATED_ATTRIBUTE}`: {', '.join(sorted(made - marked))}")
+    if marked - made:
+        raise Error(f"{rel(path)}: marks files that are not generated: {', '.join(sorted(marked - made))}")
 
 
 HANDOUT_TABLE = "| Step | File"  # how the handout's table of steps begins, in any case (docs/labs/<lab>.md)

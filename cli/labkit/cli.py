@@ -23,8 +23,21 @@ from .rehearse import DEFAULT_OUT as REHEARSAL_OUT, MANIFEST, QUICK_LEAST_THREAD
 from .sanitize import SANITIZER_TOOLS
 from .slurm import add_options as add_slurm_options, forwarded_args
 from .testrun import GPU_BUDGET_S, cmd_test
+from .facts import TIMED_SIZES
 from .verdicts import BUILD_ERROR, CRASH, ERROR, FAIL, NOT_RUN, PASS, PASS_EMULATED, SHOWN, SKIPPED, TIMEOUT, TODO
 from .util import RESULTS, LabkitError, UsageError, rel, say, write_atomic
+
+
+SHELL_COMMANDS = {
+    "setup": "install what is missing (apt-get), then configure the build (meson setup); --user: without root "
+             "(meson and ninja from PyPI, headers from the bundle); --python: also the Python track's .venv-python/",
+    "bundle": "download the .debs an offline GPU node lacks into third_party/debs/; --python: also the Python "
+              "track's wheels into third_party/wheels/",
+}
+
+
+def shell_command(args):
+    raise UsageError(f"'{args.command}' is bash, cli/setup.sh: run it as ./labkit {args.command}")
 
 
 def make_parser(spec=None):
@@ -45,10 +58,15 @@ def make_parser(spec=None):
                          "group is killed (default: (--timeout, else 120) x (the kit's variants + 1) "
                          "+ 60, at most 6 hours)")
     parser = argparse.ArgumentParser(
-        prog="./labkit", description="GPU Labkit: build, grade and test the labs.",
-        epilog="setup and bundle are handled by the bash front (./labkit setup --help).")
+        prog="./labkit", description="GPU Labkit: build, grade and test the labs. ./labkit COMMAND --help gives "
+        "the options of one.", epilog="First time on a machine:  ./labkit setup && ./labkit grade")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+
+    # The two that run before python3 is there: ./labkit hands them to cli/setup.sh (bash), never here;
+    # listed so that this is the one list of the commands.
+    for name, text in SHELL_COMMANDS.items():
+        sub.add_parser(name, help=text, add_help=False).set_defaults(func=shell_command)
 
     p = sub.add_parser("build", parents=[common], help="compile what grading runs (--all: the tests' programs too)",
                        description="Configures the build folder when needed, then compiles what ./labkit grade "
@@ -334,7 +352,7 @@ def make_parser(spec=None):
     p = sub.add_parser("datasets", parents=[common], help="generate test images",
                        description="Runs build/datasets/generate_dataset for every pattern and "
                        "size; files are named <pattern>-<W>x<H>.png.")
-    p.add_argument("--sizes", default="1024,2048,4096,8192", metavar="N|WxH,...",
+    p.add_argument("--sizes", default=TIMED_SIZES, metavar="N|WxH,...",
                    help="image sizes (default: %(default)s)")
     p.add_argument("--patterns", default="random,zeros,full,gradient,checkerboard,low-contrast,skewed",
                    help="patterns to draw (default: %(default)s)",
@@ -479,7 +497,11 @@ def main(argv=None):
             signal.signal(sig, _interrupt)
 
     def run():
-        parser = make_parser(grader_cli.spec_for(list(sys.argv[1:] if argv is None else argv)))
+        given = list(sys.argv[1:] if argv is None else argv)
+        parser = make_parser(grader_cli.spec_for(given))
+        if given in ([], ["help"]):  # ./labkit alone lists the commands, as --help does
+            parser.print_help()
+            return 0 if given else 2
         # `run` hands options it does not know to the lab's grader (a lab's picture options,
         # e.g. --radius), which checks them; every other command takes only its own.
         args, extra = parser.parse_known_args(argv)

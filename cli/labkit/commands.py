@@ -4,7 +4,7 @@ reference, --sanitize, --slurm). `grade --submission` is grade-all's (cli.as_gra
 import os
 from pathlib import Path
 
-from .build import build_dir_of, ensure_configured, ninja, open_build
+from .build import build_dir_of, ninja, open_build
 from .grading import grade_default
 from .programs import lab_programs, list_variants, query, runner_options
 from .proc import execute

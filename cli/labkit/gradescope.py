@@ -9,13 +9,13 @@ student's times with the reference's."""
 
 import io
 import os
-import re
 import stat
 import subprocess
 import time
 import zipfile
 
 from .dist import tracked_files
+from .setup_sh import setup_values
 from .util import ROOT, LabkitError, UsageError, kit_path, rel, say, write_atomic
 
 KIT_IN_ZIP = "source"
@@ -66,16 +66,9 @@ echo "run_autograder: no results.json from labkit (exit status $status): wrote a
 
 
 def kit_packages():
-    """(required, optional) Debian packages, read from the bash front's PACKAGES and
-    OPTIONAL_PACKAGES arrays: one list, so that setup.sh installs what `./labkit setup` would."""
-    text = (ROOT / "labkit").read_text()
-    found = {}
-    for name in ("PACKAGES", "OPTIONAL_PACKAGES"):
-        m = re.search(rf"^{name}=\(([^)]*)\)", text, re.M)
-        if not m:
-            raise LabkitError(f"{rel(ROOT / 'labkit')} has no {name}=(...) line to take the packages from")
-        found[name] = m.group(1).split()
-    return found["PACKAGES"], found["OPTIONAL_PACKAGES"]
+    """(required, optional) Debian packages: cli/setup.sh's PACKAGES and OPTIONAL_PACKAGES, one
+    list, so that the autograder's setup.sh installs what `./labkit setup` would."""
+    return setup_values("PACKAGES"), setup_values("OPTIONAL_PACKAGES")
 
 
 def bundled(path):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .dist import KIT_ONLY
 from .confine import NO_GROUPS
+from .facts import FACTS
 from .proc import capture, tool_env
 from .util import ROOT, LabkitError, inside
 
@@ -33,24 +34,17 @@ SHM_BYTES = 64 << 20  # its /dev/shm: compilers use none; a bound, not bubblewra
 # /dev/zero makes the compiler read until memory runs out, which must end as a compile error, not
 # in the OOM killer; no object file is a gigabyte.
 COMPILE_LIMITS = {resource.RLIMIT_AS: 8 << 30, resource.RLIMIT_FSIZE: 1 << 30, resource.RLIMIT_CORE: 0}
-# What every sandbox is made of, from its one home, the grader's sandbox.hpp: the system it sees
-# besides /usr (the top-level folders, links into /usr on a merged /usr, and what of /etc the tools
-# need), bwrap's options of isolation, of a fresh /proc and /dev, and the read-only remounts that
-# come last, and the uid inside when labkit runs as root.
-_SANDBOX_HPP = (Path(__file__).resolve().parents[2] / "harness" / "protocol" / "sandbox.hpp").read_text()
-
-
-def _strings(name):
-    """The strings of one of sandbox.hpp's `inline constexpr const char* NAME[] = {...};` lists."""
-    return tuple(re.findall(r'"([^"]+)"', re.search(rf"{name}\[\] = \{{([^}}]*)\}};", _SANDBOX_HPP).group(1)))
-
-
-SYSTEM_DIRS = _strings("kSystemDirs")
-ETC_KEPT = _strings("kEtcKept")
-ISOLATION = _strings("kIsolation")
-FRESH_SYSTEM = _strings("kFreshSystem")
-READ_ONLY_LAST = _strings("kReadOnlyLast")
-NOBODY, NOBODY_GROUP = (int(re.search(rf"{n} = (\d+);", _SANDBOX_HPP).group(1)) for n in ("kSandboxUid", "kSandboxGid"))
+# What every sandbox is made of, from its one home, the grader's sandbox.hpp (as labkit-facts exports
+# it, facts.py): the system it sees besides /usr (the top-level folders, links into /usr on a merged
+# /usr, and what of /etc the tools need), bwrap's options of isolation, of a fresh /proc and /dev,
+# and the read-only remounts that come last, and the uid inside when labkit runs as root.
+_SANDBOX = FACTS["sandbox"]
+SYSTEM_DIRS = tuple(_SANDBOX["system_dirs"])
+ETC_KEPT = tuple(_SANDBOX["etc_kept"])
+ISOLATION = tuple(_SANDBOX["isolation"])
+FRESH_SYSTEM = tuple(_SANDBOX["fresh_system"])
+READ_ONLY_LAST = tuple(_SANDBOX["read_only_last"])
+NOBODY, NOBODY_GROUP = _SANDBOX["uid"], _SANDBOX["gid"]
 # What of the kit a submission's compile must not see, as patterns under the kit's root: the
 # kit-only folders (the reference, the kit tests and the corpus that hold broken and cheating
 # student files: what `dist` leaves out of the student tarball), every report and build folder,

@@ -16,7 +16,7 @@
 
 namespace labkit {
 
-inline constexpr int kOldestCc = 75;  // the oldest GPU the kit builds for (tools/gpu_arch.py reads it)
+inline constexpr int kOldestCc = 75;  // the oldest GPU the kit builds for (tools/gpu_arch.py reads it, as labkit-facts exports it)
 inline constexpr int kMaxThreadsPerBlock = 1024;
 inline constexpr int kMaxBlockX = 1024, kMaxBlockY = 1024, kMaxBlockZ = 64;
 inline constexpr long long kMaxGridX = 2147483647LL;
@@ -24,7 +24,7 @@ inline constexpr int kMaxGridYZ = 65535;  // launch.hpp names it kMaxGridY for t
 inline constexpr std::size_t kDefaultDynamicSharedBytes = 48 * 1024;  // a block's static + dynamic, without opting in
 // Registers: a block holds at most 64 K of them, given to each warp in units of 256 (every compute
 // capability from 5.0; the guide's "Maximum number of 32-bit registers per thread block" and
-// "Register allocation unit size"). tests/resource_fit_selftest.py reads both.
+// "Register allocation unit size"). tests/resource_fit_selftest.py reads both (labkit-facts exports them).
 inline constexpr int kMaxRegistersPerBlock = 64 * 1024;
 inline constexpr int kRegisterAllocationUnit = 256;
 

@@ -32,6 +32,8 @@
 #include <tuple>
 #include <utility>
 
+#include "labkit/gpu_limits.hpp"  // the launch limits the emulated device reports
+
 // ---- Types and constants ------------------------------------------------------------------------
 struct CUstream_st;                   // labkit/gpu_context.hpp names streams by this type, as CUDA does
 using cudaStream_t = CUstream_st*;
@@ -62,14 +64,15 @@ enum cudaFuncAttribute {
 inline constexpr int cudaSharedmemCarveoutMaxShared = 100;
 
 namespace labkit::emu {
-// What the emulated device reports: the limits of the GPUs the kit targets (compute capability
-// 9.0), so that a launch no GPU accepts fails here too.
+// What the emulated device reports: the limits of a GPU of compute capability 9.0 (an H100), from
+// their one home (gpu_limits.hpp), so that a launch no GPU accepts fails here too.
+inline constexpr int kCcMajor = 9, kCcMinor = 0;
 inline constexpr int kSms = 4;  // small: only occupancy queries read it
-inline constexpr int kMaxThreadsPerBlock = 1024;
-inline constexpr int kMaxBlockDim[3] = {1024, 1024, 64};
-inline constexpr long long kMaxGridDim[3] = {2147483647LL, 65535, 65535};
-inline constexpr std::size_t kDefaultSharedBytes = 48 * 1024;  // without cudaFuncSetAttribute
-inline constexpr std::size_t kMaxSharedBytesOptin = 227 * 1024;
+inline constexpr int kMaxThreadsPerBlock = labkit::kMaxThreadsPerBlock;
+inline constexpr int kMaxBlockDim[3] = {labkit::kMaxBlockX, labkit::kMaxBlockY, labkit::kMaxBlockZ};
+inline constexpr long long kMaxGridDim[3] = {labkit::kMaxGridX, labkit::kMaxGridYZ, labkit::kMaxGridYZ};
+inline constexpr std::size_t kDefaultSharedBytes = labkit::kDefaultDynamicSharedBytes;  // without cudaFuncSetAttribute
+inline constexpr std::size_t kMaxSharedBytesOptin = labkit::arch_limits(kCcMajor * 10 + kCcMinor).max_shared_optin;
 inline constexpr std::size_t kL2Bytes = 50u << 20;
 }  // namespace labkit::emu
 
@@ -128,8 +131,8 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
     *p = {};
     std::strncpy(p->name, "CPU emulation (HIP-CPU)", sizeof p->name - 1);
     p->multiProcessorCount = labkit::emu::kSms;
-    p->major = 9;
-    p->minor = 0;
+    p->major = labkit::emu::kCcMajor;
+    p->minor = labkit::emu::kCcMinor;
     p->totalGlobalMem = std::size_t{1} << 32;
     p->l2CacheSize = static_cast<int>(labkit::emu::kL2Bytes);
     p->sharedMemPerBlockOptin = labkit::emu::kMaxSharedBytesOptin;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lab_main.hpp"
+#include "lab_description.hpp"
 #include "results.hpp"
 #include "sandbox.hpp"
 #include "sanitizer.hpp"

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include "cgroup.hpp"
+#include "kit_facts.hpp"
 
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -137,6 +138,7 @@ Runner::Program Runner::python_program(const PythonTrack& python) const {
     copy_files(python.code, root / "code", {".py", ".cu"});
     copy_readable(python.track, root / "track.py");
     write_readable(root / "contract.json", python.contract);
+    write_readable(root / "protocol.json", protocol_facts().dump());  // labkit_py/protocol.py reads it
     copy_readable(LABKIT_INPUTS_LIB, root / "liblabkit_inputs.so");
     Program p{{interpreter, "-I", "-B", "-c", python_launcher(root), "--track", (root / "track.py").string(), "--code",
                (root / "code").string(), "--inputs-lib", (root / "liblabkit_inputs.so").string(),

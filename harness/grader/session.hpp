@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "labkit/device_info.hpp"
-#include "lab_main.hpp"
+#include "lab_description.hpp"
 #include "process.hpp"
 #include "sanitizer.hpp"
 

@@ -120,7 +120,8 @@ std::vector<ManifestEntry> read_manifest(const fs::path& path) {
 
 std::string answer_name(std::size_t index) {
     std::string n = std::to_string(index);
-    return std::string(n.size() < 6 ? 6 - n.size() : 0, '0') + n + ".out";
+    constexpr std::size_t kDigits = kAnswerDigits;
+    return std::string(n.size() < kDigits ? kDigits - n.size() : 0, '0') + n + kAnswerSuffix;
 }
 
 std::vector<std::string> split_tabs(const std::string& s) {
@@ -164,7 +165,7 @@ std::string encode(const PerfLine& p) {
 
 PerfLine decode_perf(const std::string& text) {
     const auto f = split_tabs(text);
-    constexpr std::size_t kFixed = 15;
+    constexpr std::size_t kFixed = kPerfFields.size();
     if (f.size() < kFixed) throw std::invalid_argument("short perf line");
     PerfLine p;
     try {

@@ -43,10 +43,12 @@
 // report, happen in the grader.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -110,6 +112,9 @@ struct ManifestEntry {
 };
 void write_manifest(const std::filesystem::path& path, const std::vector<ManifestEntry>& entries);
 std::vector<ManifestEntry> read_manifest(const std::filesystem::path& path);
+// An answer file's name: the case's index, zero-padded to kAnswerDigits, then kAnswerSuffix.
+inline constexpr int kAnswerDigits = 6;
+inline constexpr char kAnswerSuffix[] = ".out";
 std::string answer_name(std::size_t index);  // "000012.out"
 
 // One timing measurement.
@@ -131,6 +136,12 @@ struct PerfLine {
                                      // wall time of the timed runs, times the median; 0 for GPU or unknown
     std::vector<double> stage_ms;    // medians per stage, when the pipeline marks stages
 };
+// A perf line's fields, tab-separated, in this order (PerfLine's members of the same names), then
+// one per stage: encode writes them, decode_perf reads them, and the Python track's runner writes
+// them by these names (labkit-facts exports the list).
+inline constexpr std::array<std::string_view, 15> kPerfFields = {
+    "pattern", "params", "width", "height", "threads", "ms", "min_ms", "max_ms", "runs",
+    "e2e_ms", "cpu_ms", "late_ms", "first_ms", "noise", "demand_ms"};
 std::string encode(const PerfLine& p);
 PerfLine decode_perf(const std::string& text);  // throws std::invalid_argument
 

@@ -25,10 +25,10 @@
 
 namespace protocol {
 
-inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu (labkit's sandbox.py reads it too)
+inline constexpr uid_t kSandboxUid = 65534;  // "nobody" on Debian and Ubuntu (labkit-facts exports it: labkit's sandbox.py reads it too)
 inline constexpr gid_t kSandboxGid = 65534;
 // The system every sandbox sees read-only besides /usr, written once for the grader's sandbox
-// (sandbox.cpp) and labkit's compile sandbox (cli/labkit/sandbox.py reads these two lines):
+// (sandbox.cpp) and labkit's compile sandbox (cli/labkit/sandbox.py, through labkit-facts):
 // the top-level folders that a merged /usr links into it (Debian 12, Ubuntu 24.04; folders of
 // their own on an older system), and of /etc only what the tools need: the alternatives behind
 // /usr/bin/c++ and the chosen BLAS (numpy of the Python track loads it), and the dynamic loader's

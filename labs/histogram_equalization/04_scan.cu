@@ -1,3 +1,5 @@
+// Your file to fill in. Generated from solutions/histogram_equalization/04_scan.cu by tools/starters.py:
+// the kit's own changes go there, then python3 tools/starters.py --write.
 // 04 — Three scans of the 256 bins
 // Changes vs Lab 1's section scans: the whole array is one block's section (256 elements), so
 //   there is no hierarchy: one kernel, one block, and the three classic in-block scans side by

@@ -1,3 +1,5 @@
+// Your file to fill in. Generated from solutions/integral_image/01_naive.cu by tools/starters.py:
+// the kit's own changes go there, then python3 tools/starters.py --write.
 // 01 — Naive row scan and naive transpose
 // Changes vs the CPU baseline: the sequential loop runs on the GPU, one thread per row; the
 //   transpose moves one pixel per thread straight from global memory to global memory.

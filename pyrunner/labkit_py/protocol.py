@@ -1,11 +1,22 @@
-"""Files and report lines of harness/protocol/protocol.hpp, from Python: the same bytes as the C++ side."""
+"""Files and report lines of harness/protocol/protocol.hpp, from Python: the same bytes as the C++ side,
+from the grader that speaks it. The grader puts the protocol's facts beside this package, as JSON
+(protocol.json, written by harness/grader/kit_facts.cpp from the headers), with its other files."""
+import json
 import os
 import struct
+from pathlib import Path
 
 import numpy as np
 
-RAW_MAGIC = b"LKRAW01\0"
-RAW_HEADER = struct.Struct("<8sIIII")  # magic, width, height, element size, reserved
+_PROTOCOL = json.loads((Path(__file__).resolve().parents[1] / "protocol.json").read_text())
+_RAW = _PROTOCOL["raw_header"]
+RAW_MAGIC = _RAW["magic"].encode().ljust(_RAW["magic_bytes"], b"\0")
+# The magic, then the header's 32-bit fields (width, height, element size, reserved), little-endian.
+RAW_HEADER = struct.Struct(f"<{_RAW['magic_bytes']}s{len(_RAW['u32_fields'])}I")
+assert RAW_HEADER.size == _RAW["bytes"], "protocol.json's raw header does not add up"
+_ANSWER = _PROTOCOL["answer_name"]
+PERF_FIELDS = tuple(_PROTOCOL["perf_fields"])  # a perf line's fixed fields, in order; the stages follow
+_POLICY = _PROTOCOL["run_policy"]
 
 
 def read_manifest(path):
@@ -42,15 +53,17 @@ def write_raw(path, image):
 
 
 def answer_name(index):
-    return f"{index:06d}.out"
+    return f"{index:0{_ANSWER['digits']}d}{_ANSWER['suffix']}"
 
 
 def perf_fields(pattern, params, width, height, stats, e2e_ms, late_ms, first_ms, stage_ms):
     """One perf line's value of a GPU variant (no CPU time, noise or demand: CPU timings' only), field for
     field as protocol::encode(PerfLine)."""
     ms, lo, hi, runs = stats
-    fixed = [pattern, params, str(width), str(height), "0", f"{ms:.6f}", f"{lo:.6f}", f"{hi:.6f}", str(runs),
-             f"{e2e_ms:.6f}", "0", f"{late_ms:.6f}", f"{first_ms:.6f}", "0", "0"]
+    decimal = {"ms": ms, "min_ms": lo, "max_ms": hi, "e2e_ms": e2e_ms, "late_ms": late_ms, "first_ms": first_ms}
+    text = {"pattern": pattern, "params": params, "width": str(width), "height": str(height), "runs": str(runs),
+            **{k: f"{v:.6f}" for k, v in decimal.items()}}
+    fixed = [text.get(name, "0") for name in PERF_FIELDS]  # threads, cpu_ms, noise, demand_ms: 0 for GPU
     return "\t".join(fixed + [f"{m:.6f}" for m in stage_ms])
 
 
@@ -66,7 +79,7 @@ def summarize(samples):
 
 class RunPolicy:
     """labkit::RunPolicy: 5 to 50 runs, about 400 ms a measurement, or a fixed count."""
-    MIN_RUNS, MAX_RUNS, TARGET_MS = 5, 50, 400.0
+    MIN_RUNS, MAX_RUNS, TARGET_MS = _POLICY["min_runs"], _POLICY["max_runs"], _POLICY["target_ms"]
 
     def __init__(self, fixed_runs=0):
         self.fixed_runs = fixed_runs

@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/01_global.cu
 // starter: step one thread per pixel, image and weights in global memory
 // 01 — Convolution from global memory
 // Changes vs the CPU: one thread per output pixel, in 2D blocks of block_x x block_y threads;

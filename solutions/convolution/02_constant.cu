@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/02_constant.cu
 // starter: step the weights in `__constant__` memory
 // 02 — Weights in constant memory
 // Changes vs 01: the weights live in this file's __constant__ array (kMaxWeights floats,

@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/03_shared_tiled.cu
 // starter: step the input tile and its halo staged in shared memory
 // 03 — Shared-memory tiles with a halo
 // Changes vs 02: a block's outputs are a block_x x block_y tile; the block first loads the

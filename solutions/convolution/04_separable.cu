@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/04_separable.cu
 // starter: step separable filters: a row pass, then a column pass
 // 04 — Separable filter: a row pass, then a column pass
 // Changes vs 03: for a filter that factors as K(dx, dy) = column[dy + r] * row[dx + r] (box,

@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/05_expert.cu
 // starter: step optional challenge (bonus): every filter in one kernel, near the memory and FMA
 // starter: step roofs
 // starter: prompt

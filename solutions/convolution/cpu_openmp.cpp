@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/cpu_openmp.cpp
 // starter: step the two pixel loops collapsed and shared among threads; static vs dynamic schedule
 // CPU, OpenMP — 2D convolution with all cores
 // Changes vs cpu_sequential: the two pixel loops are collapsed into one iteration space of W x H

@@ -1,3 +1,4 @@
+// starter: generates labs/convolution/cpu_openmp_expert.cpp
 // starter: step optional challenge (bonus): the OpenMP version vectorized and cache-blocked, a
 // starter: step Gaussian at least as fast as OpenCV's `GaussianBlur`
 // starter: prompt

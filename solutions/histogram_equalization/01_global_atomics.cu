@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/01_global_atomics.cu
 // starter: step one global atomicAdd per pixel
 // 01 — Histogram with global atomics
 // Changes vs the CPU: one thread per pixel, each adding 1 to its bin of the histogram in global

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/02_shared_privatized.cu
 // starter: step a private histogram per block in shared memory, merged
 // 02 — Privatized histogram in shared memory
 // Changes vs 01: each block counts into its own 256-bin histogram in shared memory, then adds

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/03_aggregated.cu
 // starter: step runs of equal values counted before each atomic; coarsening
 // 03 — Aggregated, coarsened histogram
 // Changes vs 02: one wave of blocks (as many as the GPU holds at once, from the occupancy API),

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/04_scan.cu
 // starter: step three scans of the 256 bins: Kogge–Stone, double-buffered, Brent–Kung
 // 04 — Three scans of the 256 bins
 // Changes vs Lab 1's section scans: the whole array is one block's section (256 elements), so

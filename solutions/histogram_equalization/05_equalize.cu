@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/05_equalize.cu
 // starter: step the LUT (normalize) and the map (equalize)
 // 05 — Normalize and equalize
 // starter: prompt

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/06_expert.cu
 // starter: step optional challenge (bonus): the whole GPU equalization near the 3 B/px floor
 // starter: prompt
 // 06 — Expert tier: the whole equalization near the memory floor (optional challenge, bonus points)

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/cpu_openmp.cpp
 // starter: step private histograms per thread, merged; the map in parallel
 // CPU, OpenMP — histogram equalization with all cores
 // starter: prompt

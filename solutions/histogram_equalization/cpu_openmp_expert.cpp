@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/cpu_openmp_expert.cpp
 // starter: step optional challenge (bonus): the OpenMP version as fast as memory allows
 // starter: prompt
 // CPU, OpenMP — expert tier (optional challenge, bonus points): as fast as memory allows

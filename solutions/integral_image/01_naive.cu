@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/01_naive.cu
 // starter: step one thread scans a whole row; the naive transpose
 // 01 — Naive row scan and naive transpose
 // Changes vs the CPU baseline: the sequential loop runs on the GPU, one thread per row; the

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/02_kogge_stone.cu
 // starter: step Kogge–Stone section scans, block sums, add-back
 // 02 — Kogge–Stone row scan (hierarchical)
 // Changes vs 01: a block of section_size threads scans one section of a row in shared memory in

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/02_transpose_tiled.cu
 // starter: step the shared-memory tiled transpose
 // 02 — Tiled transpose through shared memory
 // Changes vs 01: a block stages a kTileDim x kTileDim tile in shared memory, so both the global

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/03_brent_kung.cu
 // starter: step the work-efficient Brent–Kung section scan
 // 03 — Brent–Kung row scan (hierarchical, work-efficient)
 // Changes vs 02: the section scan is a reduction tree (up-sweep) followed by a distribution tree

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/03b_coarsened.cu
 // starter: step optional experiment: the coarsened warp-shuffle section scan, still three passes
 // 03b — Coarsened warp-shuffle section scan (hierarchical): the ablation between 03 and 04
 // Changes vs 03: the section scan only. Each thread loads kItems = 4 consecutive elements (one

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/04_single_pass.cu
 // starter: step the one-kernel chained row scan
 // 04 — Single-pass chained row scan
 // Changes vs 02/03: one kernel per scan pass, and every pixel is read once and written once.

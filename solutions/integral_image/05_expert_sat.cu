@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/05_expert_sat.cu
 // starter: step optional challenge (bonus): the whole table near the 5 B/px floor; then the 64-bit
 // starter: step table and the exclusive (W+1)×(H+1) layout
 // starter: prompt

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/05_expert_single_pass.cu
 // starter: step optional stretch goal (bonus, a group of its own): the same table in one pass that
 // starter: step reads the image once, with decoupled look-back between bands
 // starter: prompt

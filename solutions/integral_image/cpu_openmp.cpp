@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/cpu_openmp.cpp
 // starter: step rows in parallel, then column strips in parallel
 // CPU, OpenMP — integral image with all cores
 // Changes vs cpu_sequential: two passes. Pass 1 scans every row (rows are independent, so they

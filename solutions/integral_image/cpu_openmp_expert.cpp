@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/cpu_openmp_expert.cpp
 // starter: step optional challenge (bonus): the OpenMP version as fast as memory allows, the table
 // starter: step written once
 // starter: prompt

@@ -45,9 +45,11 @@ PRELUDE = HERE / "prelude.h"
 sys.path.insert(0, str(ROOT / "tools"))
 from gpu_arch import OLDEST  # noqa: E402  the kit's oldest target (sm_75): its PTX and SASS are built here
 
-# The oldest CUDA the kit states, from its one home (labkit's MIN_CUDA, which setup enforces): the
-# pinned tree must be that version, so that what this check proves is what the README and setup say.
-MIN_CUDA = re.search(r'^MIN_CUDA="(\d+)\.(\d+)"', (ROOT / "labkit").read_text(), re.M).groups()
+# The oldest CUDA the kit states, from its one home (cli/setup.sh's MIN_CUDA, which setup enforces):
+# the pinned tree must be that version, so that what this check proves is what the README and setup say.
+sys.path.insert(0, str(ROOT / "cli"))
+from labkit.setup_sh import setup_value  # noqa: E402
+MIN_CUDA = tuple(setup_value("MIN_CUDA").split("."))
 SKIP = 77  # Meson's "skipped"
 # What a wheel brings into the tree: its member path (below nvidia/<component>/) -> the tree's path.
 LAYOUT = (("include/", "include/"), ("bin/ptxas", "bin/ptxas"), ("nvvm/libdevice/", "nvvm/libdevice/"))

@@ -1,3 +1,4 @@
+// starter: generates labs/histogram_equalization/python/01_kernels.cu
 // starter: step optional Python track: its kernels in CUDA C, which PyCUDA and CuPy compile
 // Lab 2, Python track: the kernels PyCUDA (02_pycuda.py) and CuPy (03_cupy.py) compile at run time
 // (nvcc and NVRTC). The same four stages as the native 02_shared_privatized.cu, 04_scan.cu

@@ -1,3 +1,4 @@
+# starter: generates labs/histogram_equalization/python/02_pycuda.py
 # starter: step optional Python track: the host side with PyCUDA
 # starter: prompt
 #> """Lab 2, Python track, PyCUDA: the host side of histogram equalization.

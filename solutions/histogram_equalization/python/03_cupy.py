@@ -1,3 +1,4 @@
+# starter: generates labs/histogram_equalization/python/03_cupy.py
 # starter: step optional Python track: the host side with CuPy
 # starter: prompt
 #> """Lab 2, Python track, CuPy: the host side of histogram equalization.

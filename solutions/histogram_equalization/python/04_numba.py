@@ -1,3 +1,4 @@
+# starter: generates labs/histogram_equalization/python/04_numba.py
 # starter: step optional Python track: kernels and host in Python, with Numba
 # starter: prompt
 #> """Lab 2, Python track, Numba: the kernels and the host side in Python.

@@ -1,3 +1,4 @@
+// starter: generates labs/integral_image/python/01_kernels.cu
 // starter: step optional Python track: its kernels in CUDA C, which PyCUDA and CuPy compile
 // Lab 1, Python track: the kernels PyCUDA (02_pycuda.py) and CuPy (03_cupy.py) compile at run time
 // (nvcc and NVRTC). The same two steps as the native 02_kogge_stone.cu and 02_transpose_tiled.cu,

@@ -1,3 +1,4 @@
+# starter: generates labs/integral_image/python/02_pycuda.py
 # starter: step optional Python track: the host side with PyCUDA
 # starter: prompt
 #> """Lab 1, Python track, PyCUDA: the host side of the integral image.

@@ -1,3 +1,4 @@
+# starter: generates labs/integral_image/python/03_cupy.py
 # starter: step optional Python track: the host side with CuPy
 # starter: prompt
 #> """Lab 1, Python track, CuPy: the host side of the integral image.

@@ -1,3 +1,4 @@
+// starter: generates labs/negation/01_negate.cu
 // starter: step one thread per pixel
 // 01 — One thread per pixel
 // Changes vs the CPU: a 2D grid of 16x16 blocks covers the image, one thread per pixel; the

@@ -1,3 +1,4 @@
+// starter: generates labs/negation/cpu_openmp.cpp
 // starter: step rows shared among threads
 // CPU, OpenMP — the negative with all cores
 // Changes vs cpu_sequential: the rows are shared among the threads (a static schedule: every row

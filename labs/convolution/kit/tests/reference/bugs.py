@@ -29,3 +29,13 @@ Symptom: wrong values now and then, varying from run to run, or none at all when
 """,
     },
 }
+
+# A made-up class's broken submissions for tools/bench_grade_all.py: ("corpus", entry of tests/corpus/),
+# ("bug", a name above), ("replace", file, old, new) or ("compile-error", file). Its CPU list is cycled
+# through for the CPU-broken submissions, its GPU list for the GPU-broken ones.
+CLASS_BENCH = {
+    "cpu": [("replace", "cpu_openmp.cpp", "for (int dy = -r; dy <= r; ++dy)", "for (int dy = -r; dy < r; ++dy)"),
+            ("replace", "cpu_openmp.cpp", "for (int x = 0; x < in.width; ++x) {", "for (int x = 0; x < in.width - 1; ++x) {"),
+            ("compile-error", "cpu_openmp.cpp")],
+    "gpu": [("bug", "tiled_halo_off_by_one"), ("bug", "tiled_no_barrier"), ("compile-error", "04_separable.cu")],
+}

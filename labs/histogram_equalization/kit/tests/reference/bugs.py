@@ -54,3 +54,15 @@ Symptom: in principle a wrong CDF; in practice, on an H100, the output was right
 """,
     },
 }
+
+# A made-up class's broken submissions for tools/bench_grade_all.py: ("corpus", entry of tests/corpus/),
+# ("bug", a name above), ("replace", file, old, new) or ("compile-error", file). Its CPU list is cycled
+# through for the CPU-broken submissions, its GPU list for the GPU-broken ones.
+CLASS_BENCH = {
+    "cpu": [("corpus", "he_skips_last_row"),
+            ("replace", "cpu_openmp.cpp", "const std::uint64_t span = pixels - cdf_min;",
+             "const std::uint64_t span = pixels - cdf_min + 1;"),
+            ("compile-error", "cpu_openmp.cpp")],
+    "gpu": [("bug", "normalize_32_bit"), ("bug", "ks_one_barrier"), ("bug", "priv_missing_merge_barrier"),
+            ("compile-error", "03_aggregated.cu")],
+}

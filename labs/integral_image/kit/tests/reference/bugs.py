@@ -61,3 +61,13 @@ Symptom: images no wider (first pass) and no taller (second pass, over the trans
         "new": "    if (t == 0 && row_inside && section > 0 && section + 1 < sections)  // BUG (deliberate): section 0 never publishes\n",
     },
 }
+
+# A made-up class's broken submissions for tools/bench_grade_all.py: ("corpus", entry of tests/corpus/),
+# ("bug", a name above), ("replace", file, old, new) or ("compile-error", file). Its CPU list is cycled
+# through for the CPU-broken submissions, its GPU list for the GPU-broken ones.
+CLASS_BENCH = {
+    "cpu": [("corpus", "overflow_32bit"), ("corpus", "cpu_write_past_end"), ("corpus", "unwritten_output"),
+            ("corpus", "exit_before_answering"), ("compile-error", "cpu_openmp.cpp")],
+    "gpu": [("bug", "ks_section_off_by_one"), ("bug", "sp_data_by_block_index"), ("corpus", "gpu_illegal_address"),
+            ("corpus", "wrong_on_non_block_multiples"), ("compile-error", "03_brent_kung.cu")],
+}
