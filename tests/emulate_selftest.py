@@ -28,8 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-SCHEDULES = ("in-order", "reversed", "shuffled:")  # the grader's (grade.cpp), the shuffle's seed after it
-# How a failed emulated variant's detail opens, by the kind of its bug (grade.cpp's failure_words);
+SCHEDULES = ("in-order", "reversed", "shuffled:")  # the grader's (checking.cpp), the shuffle's seed after it
+# How a failed emulated variant's detail opens, by the kind of its bug (checking.cpp's failure_words);
 # "formula": an error of the arithmetic or an index, which no order of the threads changes.
 KIND_WORDS = {"race": "a race:", "formula": "not a race"}
 SEED = "4242"

@@ -55,6 +55,13 @@ inline constexpr double kHungStepS = 2;
 // variants of 8 steps, 42 s on an H200); its honest steps are still checked.
 inline constexpr double kGpuHangBudgetS = 30;
 
+// The kit's wall-clock limits of one runner call, beyond the silence limit: a few silences,
+// plus an allowance per case or measurement (the slowest honest ones, 8192^2 on one CPU core,
+// take seconds).
+inline constexpr double kWallSilences = 2;
+inline constexpr double kWallPerCaseS = 2;
+inline constexpr double kWallPerMeasurementS = 30;
+
 struct GradeOptions {
     RunnerSpec runner;
     const Sandbox* sandbox = nullptr;  // how the runner runs (never null when grading)

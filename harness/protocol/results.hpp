@@ -38,7 +38,7 @@ struct ExerciseInfo {
 // A case's size class, by the pixels of its input: strips and tiny images show section and
 // boundary bugs, medium ones indexing bugs, large ones what only many blocks or big sums bring
 // out. The reports show a failing variant's first failure of each class, and only its first wrong
-// output of each class gets a diff image (grade.cpp).
+// output of each class gets a diff image (checking.cpp).
 enum class SizeClass { tiny, medium, large };
 inline constexpr std::array kSizeClasses = {SizeClass::tiny, SizeClass::medium, SizeClass::large};
 
