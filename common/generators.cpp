@@ -16,7 +16,7 @@ constexpr int kLevels = 256;
 constexpr std::uint64_t kSkewedPercent = 90;  // share of the skewed image's pixels that are white
 constexpr std::uint64_t kPercent = 100;
 // Pixels per thread below which a thread costs more than it saves: a timed 8192^2 image takes about
-// 0.2 s on one core, drawn afresh for every timed run (harness/runner/runner.hpp), so large images
+// 0.2 s on one core, drawn afresh for every timed run (grader/runner/runner.hpp), so large images
 // are drawn on every core; small ones, on the caller's.
 constexpr int kMinPixelsPerThread = 1 << 20;
 

@@ -69,9 +69,9 @@ CORPUS = HERE / "corpus"
 LABKIT = ROOT / "labkit"
 sys.path.insert(0, str(ROOT / "cli"))
 from labkit.programs import python_options  # noqa: E402  (the kit's own package, standard library only)
-from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from harness/protocol/sandbox.hpp)
+from labkit.sandbox import NOBODY as NOBODY_UID  # noqa: E402  (the sandbox's uid, from grader/grader/sandbox.hpp)
 from labkit.batch import TIMING_LABEL  # noqa: E402  (a class run's timing run's files: <lab>-<name>-timing.json)
-from labkit.verdicts import PASS, SHOWN  # noqa: E402  (every verdict's name, from harness/protocol/verdict.hpp)
+from labkit.verdicts import PASS, SHOWN  # noqa: E402  (every verdict's name, from grader/grader/verdict.hpp)
 RESULTS = ROOT / "results"
 
 SKIP = 77  # Meson's "skipped"

@@ -42,8 +42,8 @@ from pathlib import Path
 SKIP = 77  # Meson's "skipped"
 QUICK = ["--quick", "--no-perf", "--seed", "12345", "--timeout", "30"]
 # The grader's caps on diff images: a variant's first wrong output of each size class gets one
-# (SIZE_CLASS_BOUNDS: harness/protocol/results.hpp, by the input's pixels), of at most DIFF_MAX_PIXELS
-# (harness/protocol/compare.hpp).
+# (SIZE_CLASS_BOUNDS: grader/grader/results.hpp, by the input's pixels), of at most DIFF_MAX_PIXELS
+# (grader/grader/compare.hpp).
 SIZE_CLASS_BOUNDS = (1 << 16, 1 << 20)
 DIFF_MAX_PIXELS = 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A hang must stay cheap: the grader gives each case of a runner call a deadline made from the
-reference's time on that case (harness/grader/grade.hpp, kDeadlineFactor and its neighbours), at
+reference's time on that case (grader/grader/grade.hpp, kDeadlineFactor and its neighbours), at
 most --timeout, and once one configuration of a step has hung, its siblings get a short one.
 
   hang_selftest.py cpu GRADER RUNNER GLOB SOLUTION_RUNNER
@@ -32,8 +32,8 @@ from pathlib import Path
 
 SKIP = 77  # Meson's "skipped"
 TIMEOUT_S = 60  # the grader's default --timeout: what one hang cost before each case had a deadline
-# The grader's words (harness/grader/checking.cpp): a deadline made from the reference's time, and a
-# sibling's short one; the deadlines themselves (harness/grader/grade.hpp) are read from the details.
+# The grader's words (grader/grader/checking.cpp): a deadline made from the reference's time, and a
+# sibling's short one; the deadlines themselves (grader/grader/grade.hpp) are read from the details.
 FROM_REFERENCE = "the deadline came from the reference"
 SIBLING = "a short deadline, as "
 BUDGET_SPENT = "this grading's GPU variants have hung for "  # kGpuHangBudgetS spent
@@ -93,7 +93,7 @@ def stand_in_runner(path, exercise, variants=(("cpu-hang-a", "cpu", "one step"),
     and b of one step, c of another."""
     path.write_text(textwrap.dedent(f"""\
         #!/usr/bin/env python3
-        # hang_selftest.py's stand-in runner (protocol: harness/protocol/protocol.hpp)
+        # hang_selftest.py's stand-in runner (protocol: grader/protocol/protocol.hpp)
         import os, sys, time
         report = 3
         def send(key, value):

@@ -1,4 +1,4 @@
-"""The kit's facts as Python reads them (harness/protocol/kit_facts.json, in git) against what the
+"""The kit's facts as Python reads them (grader/grader/kit_facts.json, in git) against what the
 C++ that defines them prints now (labkit-facts): a verdict, a sandbox option, a protocol field or a
 GPU limit changed in a header and not exported fails here, with the command that writes the file.
 

@@ -13,7 +13,7 @@ For each architecture of ARCHS:
      dynamic part against the 48 KB default or the kernel's opt-in, registers times threads against
      the registers a block may hold (common/labkit/gpu_limits.hpp: the programming guide's table).
 A row fits an architecture when its dry run runs through and every launch fits. What the row
-declares (harness/protocol/exercise.hpp's Needs, which the runner checks against a real GPU before it runs
+declares (grader/protocol/exercise.hpp's Needs, which the runner checks against a real GPU before it runs
 the row) must say the same: a row that does not fit a GPU it declares no need against fails
 ("declare it"), and so does one whose declared shared memory would skip it on a GPU it fits.
 
@@ -37,7 +37,7 @@ from pathlib import Path
 MESON_SKIP = 77
 ROOT = Path(__file__).resolve().parent.parent
 # The limits, from their one home (gpu_limits.hpp), as labkit-facts exports them.
-LIMITS = json.loads((ROOT / "harness" / "protocol" / "kit_facts.json").read_text())["gpu_limits"]
+LIMITS = json.loads((ROOT / "grader" / "grader" / "kit_facts.json").read_text())["gpu_limits"]
 DEFAULT_SHARED = LIMITS["default_dynamic_shared_bytes"]  # static + dynamic without an opt-in
 REGISTERS_PER_BLOCK = LIMITS["max_registers_per_block"]
 REGISTER_UNIT = LIMITS["register_allocation_unit"]

@@ -1,5 +1,5 @@
 // On a GPU, a launch that asks for more shared memory per block than this device gives is a
-// skip with what it needs and what the GPU allows (harness/runner/launch_check.cpp, through the runners'
+// skip with what it needs and what the GPU allows (grader/runner/launch_check.cpp, through the runners'
 // -Wl,--wrap), not CUDA's cudaErrorInvalidValue; a launch that fits runs as before.
 // Needs a CUDA device (catch_main_gpu.cpp exits 77 without one).
 #if LABKIT_CATCH2_MAJOR >= 3

@@ -60,7 +60,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build"  # where the labs' graders are (--build-dir)
-KIT_FACTS = json.loads((ROOT / "harness" / "protocol" / "kit_facts.json").read_text())  # labkit-facts' output
+KIT_FACTS = json.loads((ROOT / "grader" / "grader" / "kit_facts.json").read_text())  # labkit-facts' output
 CONTRACT_TIMEOUT_S = 60
 LEVELS = 256
 BITS = 8    # bits per pixel: NPP's palette LUT has 2^BITS = LEVELS entries

@@ -29,9 +29,9 @@ import sys
 from pathlib import Path
 
 # The kit's floor (Turing, the T4; the oldest architecture nvcc 13 compiles for), from its one home.
-# gpu_limits.hpp, as labkit-facts exports it (harness/protocol/kit_facts.json): meson runs this before
+# gpu_limits.hpp, as labkit-facts exports it (grader/grader/kit_facts.json): meson runs this before
 # anything is built.
-KIT_FACTS = Path(__file__).resolve().parent.parent / "harness" / "protocol" / "kit_facts.json"
+KIT_FACTS = Path(__file__).resolve().parent.parent / "grader" / "grader" / "kit_facts.json"
 OLDEST = json.loads(KIT_FACTS.read_text())["gpu_limits"]["oldest_cc"]
 TOKEN = re.compile(r"(sm|compute)_(\d+)")
 COMPILER_CACHES = ("ccache", "sccache")

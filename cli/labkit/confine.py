@@ -1,5 +1,5 @@
 """Control groups for what labkit runs itself: a submission's compile gets one of its own, as
-every runner call does in the grader, through the kit's labkit-confine program (harness/protocol/cgroup.hpp
+every runner call does in the grader, through the kit's labkit-confine program (grader/grader/cgroup.hpp
 holds the one implementation: cgroup v1 and v2, the limits, the clean-up).
 
 Where no group can be made (no root and no delegated group, or LABKIT_CGROUPS=off), the limits

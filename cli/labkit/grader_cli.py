@@ -1,5 +1,5 @@
 """The grader's options that labkit hands on as given: what a grading checks and times (--sizes,
---quick, --runs, ...). Their one definition is the grader's command line (harness/grader/grade_command.cpp, the
+--quick, --runs, ...). Their one definition is the grader's command line (grader/grader/grade_command.cpp, the
 "Grading" group of `grade`); labkit reads them from a built grader (`<grader> options`, JSON),
 offers them under the same names with the grader's own help, and hands on exactly the words
 given. The grader checks the values (labkit asks it first: grading.validate_options), so a

@@ -124,7 +124,7 @@ def timing_of(report, variant, size):
 
 
 def answers(runs):
-    """What the runner asks on stdin (harness/protocol/protocol.hpp), answered: the seed of the
+    """What the runner asks on stdin (grader/protocol/protocol.hpp), answered: the seed of the
     warm-up, then per run its seed and "-" (keep no output); the timed runs and as many end to end."""
     return "\n".join([str(SEED)] + [f"{SEED}\n-"] * (2 * runs)) + "\n"
 

@@ -26,7 +26,7 @@ well is kept (exit 0, no failing variant): a crash or a timeout is never reused.
 
 The kit's own rows (cpu-sequential and the like) are timed in the grader process, out of any
 runner's reach, so they depend only on the grader, the machine and the timing settings: the grader
-keeps them itself (grade --kept-timings, harness/grader/kept_timings.hpp), keyed by those, in
+keeps them itself (grade --kept-timings, grader/grader/kept_timings.hpp), keyed by those, in
 BUILD/reference-timings/<lab>-kit-rows/ (kit_timings_dir), for the student's grade and the
 reference's alike; --retime-reference and --solution empty that folder first.
 
@@ -54,7 +54,7 @@ LABEL = "solution"
 FACTS = "facts.json"  # an entry's key and machine, readable
 PIECES = "pieces"     # an entry's runs of the reference: pieces/<n>/, n counting up
 PIECE = "piece.json"  # when a piece was timed and its rows; last written: a piece without it is never read
-# The grader's folder of the kit's own rows' timings (harness/grader/kept_timings.hpp): the grader
+# The grader's folder of the kit's own rows' timings (grader/grader/kept_timings.hpp): the grader
 # keys each by itself, the machine and the timing settings; labkit gives each lab one under CACHE_DIR.
 KEPT_TIMINGS_OPTION = "--kept-timings"
 KIT_TIMINGS = "kit-rows"

@@ -16,7 +16,7 @@ from .util import RESULTS, LabkitError, UsageError, print_table, rel, say, write
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # Sanitizers slow kernels down 10-100x: the awkward shapes, small enough to stay quick.
-SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (harness/protocol/cases.hpp)
+SANITIZE_SIZES = "quick"  # the grader's quick awkward sizes (grader/grader/cases.hpp)
 SANITIZE_TIMEOUT_S = 300  # of silence per variant, unless --timeout says otherwise
 NO_GPU_TO_SANITIZE = ("--sanitize needs a CUDA device, and this machine has none: compute-sanitizer watches kernels "
                       "while they run. Grade here without --sanitize, and with it on a machine with a GPU (where: "

@@ -1,5 +1,5 @@
 """The verdicts: their names (as the grader's JSON reports write them), the words the tables show
-for them, and which count as failures, from their one home, harness/protocol/verdict.hpp, as
+for them, and which count as failures, from their one home, grader/grader/verdict.hpp, as
 labkit-facts exports it (facts.py). labkit adds one of its own, build-error: a submission whose files
 did not build, so that no grader ran."""
 

@@ -22,7 +22,7 @@ namespace labkit {
 void set_dry_run(bool on, int as_sm = 0);
 bool dry_run();
 int dry_run_sm();
-// In a dry run, a launch the build's target would not start (harness/runner/launch_check.cpp checks each
+// In a dry run, a launch the build's target would not start (grader/runner/launch_check.cpp checks each
 // against labkit/gpu_limits.hpp) is noted here with the newer architectures that would start it
 // ("" when none would), and the next CUDA check, the launch's own CUDA_CHECK_LAUNCH(), throws it
 // with its file and line: NeedsNewerGpu when a newer GPU would start it, else CudaError.

@@ -230,7 +230,7 @@ inline bool valid_launch(const dim3& grid, const dim3& block, std::size_t shared
 }
 
 // The order of a block's threads between barriers (third_party/hip-cpu's block scheduler), as
-// `runner check --schedule` names it (harness/protocol/protocol.hpp): in-order (the default), reversed, or
+// `runner check --schedule` names it (grader/protocol/protocol.hpp): in-order (the default), reversed, or
 // shuffled:SEED. Set before the first launch. Any other name throws std::invalid_argument: a run
 // under another schedule than asked would pass a kernel the asked one fails.
 inline void set_schedule(const std::string& s) {

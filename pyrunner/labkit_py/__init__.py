@@ -1,4 +1,4 @@
-"""The Python track's runner: the Python side of harness/protocol/protocol.hpp.
+"""The Python track's runner: the Python side of grader/protocol/protocol.hpp.
 
 The grader starts it, in the same sandbox as the native runner, for the variants a lab's Python
 track lists (kit/track.py). Like the native runner it reads the case inputs the grader wrote, runs

@@ -1,6 +1,6 @@
 """python -m labkit_py --track TRACK --code DIR --inputs-lib LIB [--simulate] list|check|time|dry ...
 
-The Python track's runner (harness/protocol/protocol.hpp): started by the grader, in the sandbox, not by
+The Python track's runner (grader/protocol/protocol.hpp): started by the grader, in the sandbox, not by
 people. Exit status 0, 2 for bad arguments, 3 after an `error` line."""
 import argparse
 import importlib.util
@@ -83,7 +83,7 @@ class Reporter:
             pass  # the grader is gone
 
     def ask(self, key, value=""):
-        """A request (harness/protocol/protocol.hpp): the line, then the grader's one-line answer on stdin."""
+        """A request (grader/protocol/protocol.hpp): the line, then the grader's one-line answer on stdin."""
         self.send(key, value)
         answer = b""
         while not answer.endswith(b"\n"):

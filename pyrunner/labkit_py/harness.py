@@ -1,5 +1,5 @@
-"""check, time and dry for one Python variant: the Python twin of harness/runner/runner.hpp and
-harness/runner/gpu_harness.hpp. The input and output live in guarded device images owned here; the
+"""check, time and dry for one Python variant: the Python twin of grader/runner/runner.hpp and
+grader/runner/gpu_harness.hpp. The input and output live in guarded device images owned here; the
 student's function only launches work on them."""
 import json
 import os
@@ -154,7 +154,7 @@ class Timer:
 
 
 def time_variant(variant, generator, patterns, sizes, policy, answers, report):
-    """`runner time` (harness/protocol/protocol.hpp): every run's seed asked at its start, and after every
+    """`runner time` (grader/protocol/protocol.hpp): every run's seed asked at its start, and after every
     timed run, untimed, whether its output is kept for the grader to check."""
     d = variant.driver
     timer = Timer(d)

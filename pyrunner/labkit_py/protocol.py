@@ -1,6 +1,6 @@
-"""Files and report lines of harness/protocol/protocol.hpp, from Python: the same bytes as the C++ side,
+"""Files and report lines of grader/protocol/protocol.hpp, from Python: the same bytes as the C++ side,
 from the grader that speaks it. The grader puts the protocol's facts beside this package, as JSON
-(protocol.json, written by harness/grader/kit_facts.cpp from the headers), with its other files."""
+(protocol.json, written by grader/grader/kit_facts.cpp from the headers), with its other files."""
 import json
 import os
 import struct

@@ -1,5 +1,5 @@
 // Lab 1's declaration: its exercises in order and what the grader says of it. The grader's and
-// the runner's main() are generated from it (harness/protocol/lab_declaration.hpp says how).
+// the runner's main() are generated from it (grader/protocol/lab_declaration.hpp says how).
 #pragma once
 
 #include "contract.hpp"

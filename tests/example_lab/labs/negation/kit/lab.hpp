@@ -1,5 +1,5 @@
 // The example lab's declaration: its exercise and what the grader says of it. The grader's and
-// the runner's main() are generated from it (harness/protocol/lab_declaration.hpp says how).
+// the runner's main() are generated from it (grader/protocol/lab_declaration.hpp says how).
 #pragma once
 
 #include "contract.hpp"

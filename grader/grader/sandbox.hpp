@@ -87,7 +87,7 @@ public:
     // call has a control group (grouped()), it counts the processes, so the per-uid count (shared
     // by every sandbox) is not set.
     bool enter(const Confinement& c) const noexcept;
-    // Whether each call gets a control group of its own (harness/protocol/cgroup.hpp).
+    // Whether each call gets a control group of its own (grader/grader/cgroup.hpp).
     bool grouped() const { return grouped_; }
     // Makes a folder the sandbox user's (its writable folder), when it runs as another uid.
     void hand_over(const std::filesystem::path& dir) const;

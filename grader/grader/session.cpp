@@ -34,7 +34,7 @@ GraderExercise& find_exercise(const Exercises& exercises, const std::string& nam
 
 namespace {
 
-// The kit's limits on every runner call (harness/protocol/sandbox.hpp says how they are applied).
+// The kit's limits on every runner call (grader/grader/sandbox.hpp says how they are applied).
 // The runner, OpenMP and CUDA threads, with room to spare; Numba's CUDA simulator runs every thread
 // of a block (up to 1024) as a thread of its own.
 constexpr unsigned kMinProcesses = 1280;

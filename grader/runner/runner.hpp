@@ -1,9 +1,9 @@
 // The runner's side of the harness: the program built once per code base (the starter, the
 // solution, or a submission) that runs one variant on the cases the grader wrote and hands back
-// its answers and timings (harness/protocol/protocol.hpp). It links only this, the lab's runner-side kit
+// its answers and timings (grader/protocol/protocol.hpp). It links only this, the lab's runner-side kit
 // files and the student files; the reference and the expected outputs never enter it.
 //
-// A lab writes no main(): labs/meson.build generates it from harness/runner/lab_runner.cpp.in, which
+// A lab writes no main(): labs/meson.build generates it from grader/runner/lab_runner.cpp.in, which
 // hands runner_main() the tables of the lab's declaration (kit/lab.hpp).
 #pragma once
 
@@ -25,7 +25,7 @@
 #include "labkit/gpu_limits.hpp"
 #include "labkit/guard.hpp"
 #include "labkit/image_io.hpp"
-#include "process.hpp"
+#include "report_pipe.hpp"
 #include "protocol.hpp"
 #if LABKIT_HAVE_CUDA
 #include "gpu_harness.hpp"
@@ -33,7 +33,7 @@
 
 namespace runner {
 
-// This side is built on what both sides share (harness/protocol/), named unqualified here.
+// This side is built on what both sides share (grader/protocol/), named unqualified here.
 using namespace protocol;
 
 // A runner built for CPU emulation (emulate/meson.build): its GPU variants run on HIP-CPU, and it
@@ -322,7 +322,7 @@ private:
 
 using RunnerExercises = std::vector<std::unique_ptr<RunnerExercise>>;
 
-// The exercises of a lab's declaration (harness/protocol/lab_declaration.hpp), each with its table.
+// The exercises of a lab's declaration (grader/protocol/lab_declaration.hpp), each with its table.
 template <class... E>
 RunnerExercises runner_exercises(ExerciseList<E...>) {
     RunnerExercises list;

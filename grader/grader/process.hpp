@@ -16,25 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "report_pipe.hpp"
 #include "sandbox.hpp"
 
 namespace protocol {
 
-inline constexpr int kReportFd = 3;
-inline constexpr std::uintmax_t kMaxLogBytes = 1u << 20;  // a log to read, not a disk to fill  // the first descriptor after stdin, stdout and stderr
-
-// What a child writes. Values must not contain newlines (they are replaced by spaces).
-class Reporter {
-public:
-    explicit Reporter(int fd) : fd_(fd) {}
-    void send(const std::string& key, const std::string& value);
-    // A request: sends the line, then waits for the parent's one-line answer on stdin
-    // (SpawnOptions::replies). Throws std::runtime_error when none comes (stdin closed).
-    std::string ask(const std::string& key, const std::string& value);
-
-private:
-    int fd_;
-};
+inline constexpr std::uintmax_t kMaxLogBytes = 1u << 20;  // a log to read, not a disk to fill
 
 struct ChildOutcome {
     enum class End { exited, timed_out, crashed, not_started, over_limit };

@@ -1,6 +1,6 @@
 // The grader's side of one exercise: it builds the cases and their expected outputs with the
 // lab's reference, writes the inputs for the runner, judges each answer, times the reference,
-// and runs `run`. Written once as a template over the lab's contract (harness/protocol/exercise.hpp);
+// and runs `run`. Written once as a template over the lab's contract (grader/protocol/exercise.hpp);
 // the harness drives it through the lab-independent GraderExercise interface.
 #pragma once
 
@@ -30,7 +30,7 @@
 
 namespace grader {
 
-// This side is built on what both sides share (harness/protocol/), named unqualified here.
+// This side is built on what both sides share (grader/protocol/), named unqualified here.
 using namespace protocol;
 
 // A photo's case is named this, then its file's name.
@@ -182,7 +182,7 @@ void write_values_file(const std::string& path, const void* data, std::size_t el
 
 template <class C>
 class ExerciseOf final : public GraderExercise {
-    static_assert(Contract<C>, "a lab's contract lacks a member of protocol::Contract (harness/protocol/exercise.hpp lists them)");
+    static_assert(Contract<C>, "a lab's contract lacks a member of protocol::Contract (grader/protocol/exercise.hpp lists them)");
 
 public:
     using In = typename C::In;

@@ -8,7 +8,7 @@
 
 namespace grader {
 
-// This side is built on what both sides share (harness/protocol/), named unqualified here.
+// This side is built on what both sides share (grader/protocol/), named unqualified here.
 using namespace protocol;
 
 void print_environment(const Report& r);

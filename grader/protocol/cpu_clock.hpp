@@ -1,5 +1,5 @@
 // The CPU time of every thread of this process, up to date when read: what a CPU call's threads
-// cost, against its wall time (harness/protocol/cpu_timing.hpp).
+// cost, against its wall time (grader/protocol/cpu_timing.hpp).
 //
 // Why not getrusage or CLOCK_PROCESS_CPUTIME_ID alone: they add another thread's time only as of
 // its last tick or switch, so each thread still running when they are read (an OpenMP team spins

@@ -7,7 +7,7 @@
 
 #include "labkit/device_info.hpp"
 #include "labkit/table.hpp"
-#include "process.hpp"
+#include "report_pipe.hpp"
 
 int main(int argc, char** argv) {
     const bool bandwidth = argc > 1 && std::strcmp(argv[1], "--bandwidth") == 0;

@@ -1,5 +1,5 @@
 // What a lab declares once, in its kit/lab.hpp, and both of its programs are built from. The
-// mains are generated (harness/grader/lab_grader.cpp.in and lab_runner.cpp.in, configured per lab by
+// mains are generated (grader/grader/lab_grader.cpp.in and lab_runner.cpp.in, configured per lab by
 // labs/meson.build); a lab writes no main():
 //
 //   namespace my_lab {            // the lab's folder name, labs/my_lab/
@@ -11,7 +11,7 @@
 //                                              protocol::Exercise<SecondContract, second_variants>>;
 //       // Optional: the one whole-number option of `run` that the pictures take (none by default),
 //       static constexpr protocol::PictureOption picture = {"radius", "what it changes", 8};
-//       // and the square sizes `grade` times (the kit's by default: harness/protocol/cases.hpp).
+//       // and the square sizes `grade` times (the kit's by default: grader/grader/cases.hpp).
 //       static constexpr int perf_sizes[] = {512, 1024, 2048};
 //       // Optional: the peers, what a user would call instead (CUB, NPP), as rows `peer-LIBRARY`
 //       // of the same contracts, defined in kit/peers.cu. Only the solution's runner has them

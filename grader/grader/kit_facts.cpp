@@ -96,7 +96,7 @@ ordered_json gpu_limits() {
 
 ordered_json kit_facts() {
     return {
-        {"generated", "by labkit-facts (harness/grader/facts.cpp) from the headers that define these facts; "
+        {"generated", "by labkit-facts (grader/grader/facts.cpp) from the headers that define these facts; "
                       "do not edit: the test 'kit facts' says how to write it again"},
         {"verdicts", verdicts()},
         {"sandbox", sandbox()},

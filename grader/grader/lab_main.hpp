@@ -1,6 +1,6 @@
 // The grader program of a lab: `<lab> list | list-files | grade | run`, written once. A lab writes
-// no main(): labs/meson.build generates it from harness/grader/lab_grader.cpp.in, which hands the lab's
-// declaration (kit/lab.hpp, harness/protocol/lab_declaration.hpp) and what the build knows of the lab to
+// no main(): labs/meson.build generates it from grader/grader/lab_grader.cpp.in, which hands the lab's
+// declaration (kit/lab.hpp, grader/protocol/lab_declaration.hpp) and what the build knows of the lab to
 // lab_main<Lab>() below.
 //
 // The grader never links student code: it drives a runner program (--runner) built from the

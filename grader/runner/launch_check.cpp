@@ -7,7 +7,7 @@
 // __cudaPushCallConfiguration, then, in the kernel's host stub, __cudaGetKernel (once, for the
 // kernel's handle) and __cudaLaunchKernel (CUDA 12.4 and 13 alike; crt/host_runtime.h). An opt-in
 // to more shared memory is a call of cudaFuncSetAttribute. The runners are linked with
-// `-Wl,--wrap=` for these and for cudaDeviceGetAttribute (harness/meson.build), so that the calls
+// `-Wl,--wrap=` for these and for cudaDeviceGetAttribute (grader/meson.build), so that the calls
 // the student objects make come here first; on a GPU each is passed on unchanged after the check
 // below. In a dry run:
 // - each launch is noted (labkit::note_dry_launch), and what no GPU of the target would start is

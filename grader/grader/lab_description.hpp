@@ -12,7 +12,7 @@
 
 namespace grader {
 
-// This side is built on what both sides share (harness/protocol/), named unqualified here.
+// This side is built on what both sides share (grader/protocol/), named unqualified here.
 using namespace protocol;
 
 struct LabDescription {
@@ -24,7 +24,7 @@ struct LabDescription {
     std::string picture_option = "";
     std::string picture_help = "";
     int picture_default = 0;
-    // The square sizes `grade` times by default; empty: the kit's (harness/protocol/cases.hpp).
+    // The square sizes `grade` times by default; empty: the kit's (grader/grader/cases.hpp).
     std::vector<int> perf_sizes = {};
 };
 

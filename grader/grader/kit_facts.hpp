@@ -6,7 +6,7 @@
 //               timing.hpp's run policy: what the Python track's runner writes and does alike
 //   gpu_limits  gpu_limits.hpp: the launch limits and each architecture's shared-memory opt-in
 //   timed_sizes cases.hpp: the square sizes grade times by default
-// labkit-facts prints kit_facts(); its output is kept in git as harness/protocol/kit_facts.json,
+// labkit-facts prints kit_facts(); its output is kept in git as grader/grader/kit_facts.json,
 // which labkit (cli/) and the kit's tools read before anything is built (setup, configure, --help),
 // and the test 'kit facts' fails when the two differ. The grader hands protocol_facts() to the
 // Python track's runner with its files (session.cpp): the runner takes the protocol from the

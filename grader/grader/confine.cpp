@@ -1,4 +1,4 @@
-// labkit-confine: a command in a control group of its own (harness/protocol/cgroup.hpp), for what labkit
+// labkit-confine: a command in a control group of its own (grader/grader/cgroup.hpp), for what labkit
 // runs outside a grader: a submission's compile. The same groups, limits and clean-up as the
 // grader's runner calls, from the same code.
 //   labkit-confine --check                                   what this machine offers (one line);

@@ -13,7 +13,7 @@
 
 namespace grader {
 
-// This side is built on what both sides share (harness/protocol/), named unqualified here.
+// This side is built on what both sides share (grader/protocol/), named unqualified here.
 using namespace protocol;
 
 struct RunnerVariant {
