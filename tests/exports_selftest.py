@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The course-tool outputs of a graded class (cli/labkit/gradebook.py, gradescope.py), on
+"""The course-tool outputs of a graded class (cli/labkit/gradebook/, gradescope.py), on
 hand-made results: the gradebook CSV against a roster with a student missing and one extra,
 Gradescope's results.json, junit.xml, the feedback of a lab that did not compile, and the
 Gradescope autograder zip. Needs no build; writes only into a temporary folder.
@@ -356,10 +356,10 @@ def check_sanitizer_scores():
            and c["sanitizer"]["unchecked"] == ["gpu-c"],
            f"a group whose one variant the sanitizer could not watch through costs nothing, is not called "
            f"clean, and names it: {c['sanitizer']}")
-    said = gradebook._sanitizer_text(ab["sanitizer"])
+    said = gradebook.text._sanitizer_text(ab["sanitizer"])
     expect("racecheck: errors found in gpu-a (Race reported" in said and "-10 points" in said,
            f"the feedback names the variant and its first finding: {said!r}")
-    said = gradebook._sanitizer_text(c["sanitizer"])
+    said = gradebook.text._sanitizer_text(c["sanitizer"])
     expect("racecheck: not checked" in said and "clean" not in said and "could not watch gpu-c" in said,
            f"and the unwatched one: {said!r}")
     # A sanitizer run that failed (the grader stopped at once: once, a --variants list naming the
@@ -368,11 +368,11 @@ def check_sanitizer_scores():
     failed = rubric.score_lab(rules, report, sanitized=rubric_view(
         "racecheck", {}, "the sanitizer's grader run failed: --variants: 'peer-cub' matches no variant"))
     for g in failed["groups"][1:]:
-        said = gradebook._sanitizer_text(g["sanitizer"])
+        said = gradebook.text._sanitizer_text(g["sanitizer"])
         expect(g["points"] == g["max_points"] and not g["sanitizer"]["clean"] and "clean" not in said
                and "not checked: the sanitizer's grader run failed: --variants: 'peer-cub'" in said,
                f"a sanitizer run that failed is 'not checked', never 'clean': {g['sanitizer']}, {said!r}")
-    notes = gradebook._notes({"labs": {"lab": failed}})
+    notes = gradebook.csv_gradebook._notes({"labs": {"lab": failed}})
     expect(any("racecheck: not checked" in n for n in notes), f"and the gradebook's notes say so: {notes}")
     # What a class run sanitizes: the submission runner's GPU variants that ran to their end;
     # never the reference, nor the kit's peers, nor a TODO or a hung one.
@@ -470,7 +470,7 @@ def check_escaping(tmp):
     failure = ET.fromstring(xml.encode()).find("testsuite/testcase/failure")
     expect("<img" not in xml and INJECTION in failure.get("message") and INJECTION in failure.text,
            "junit.xml: the message is escaped in the file and reads back as written")
-    control = gradebook._xml_text("a\x01\x1b[31mb\ufffe<&>")
+    control = gradebook.junit._xml_text("a\x01\x1b[31mb\ufffe<&>")
     expect(control == "ab?<&>",
            f"junit.xml: control characters gone, what XML 1.0 cannot hold replaced: {control!r}")
     cells = ["=HYPERLINK(\"http://evil.example\")", "+1+2", "-1-2", "@SUM(A1)", "\tx", "-2.5", "+7", 'a,b"c\nd', 5, -2.5]

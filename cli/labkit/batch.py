@@ -27,7 +27,7 @@ a rerun of the class compiles only what changed.
 
 Results: <out>/results/<name>.json, one per submission, each written whole (write_atomic) and
 keyed by the submission's files and the grading options: a run that is interrupted resumes where
-it stopped (--force regrades). The gradebook and the other class files (gradebook.py) are rebuilt
+it stopped (--force regrades). The gradebook and the other class files (the gradebook package) are rebuilt
 from the result files, also while a Slurm job array is still writing them; a run removes those
 made from the results it is about to change first, so that one cut short leaves none stale."""
 
