@@ -62,9 +62,9 @@ import starter_guard  # noqa: E402  (the manifest's one home: its --write)
 LEADERS = {".cu": "//", ".cpp": "//", ".hpp": "//", ".py": "#"}
 README_BEGIN = "<!-- starters.py: the table below is generated from the solutions' `starter: step` lines -->"
 README_END = "<!-- starters.py: end of the generated table -->"
-# A starter's first line: the student's file to fill in, and where a kit developer edits it instead.
-NOTICE = ("{leader} Your file to fill in. Generated from solutions/{lab}/{name} by tools/starters.py:\n"
-          "{leader} the kit's own changes go there, then python3 tools/starters.py --write.\n")
+# A starter's first line: the student's file to fill in, and that the kit makes it (a student's
+# copy of the kit has no solutions/: the line names no path of the kit's own).
+NOTICE = "{leader} Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)\n"
 # .gitattributes marks every file this makes as generated, by patterns that fit every lab (a new
 # lab adds no line there); check_attributes holds them to exactly the files made here.
 GENERATED_ATTRIBUTE = "linguist-generated=true"
@@ -189,7 +189,7 @@ def generate(out):
             if not source.is_file():
                 raise Error(f"{rel(kit)} lists {name}, but {rel(source)} is missing: the starter is made from it")
             text, step = split(source, f"labs/{lab}/{name}")
-            text = NOTICE.format(leader=LEADERS[source.suffix], lab=lab, name=name) + text
+            text = NOTICE.format(leader=LEADERS[source.suffix]) + text
             if not step:
                 raise Error(f"{rel(source)}: no `starter: step TEXT` line (its row in labs/{lab}/README.md)")
             rows.append((name, step))

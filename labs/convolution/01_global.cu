@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/01_global.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 01 — Convolution from global memory
 // Changes vs the CPU: one thread per output pixel, in 2D blocks of block_x x block_y threads;
 //   each thread reads its k x k neighbourhood and the k x k weights straight from global memory

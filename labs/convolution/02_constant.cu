@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/02_constant.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 02 — Weights in constant memory
 // Changes vs 01: the weights live in this file's __constant__ array (kMaxWeights floats,
 //   2.5 KB), copied once per filter by set_weights_constant; the kernel reads them through the

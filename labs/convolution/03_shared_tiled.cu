@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/03_shared_tiled.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 03 — Shared-memory tiles with a halo
 // Changes vs 02: a block's outputs are a block_x x block_y tile; the block first loads the
 //   input that tile needs, itself plus a halo of r pixels on every side, into shared memory,

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/04_separable.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 04 — Separable filter: a row pass, then a column pass
 // Changes vs 03: for a filter that factors as K(dx, dy) = column[dy + r] * row[dx + r] (box,
 //   Gaussian, Sobel), the k x k sum is done as two 1D sums. The row pass stages block_y image rows,

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/05_expert.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 05 — Expert tier: every filter in one kernel, near the roofs (optional challenge, bonus points)
 // Changes vs 04: you are no longer given a pipeline or a block shape. set_weights_expert()
 //   receives the k x k weights (and, for a separable filter, its two factors) once per filter;

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/convolution/cpu_openmp.cpp by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // CPU, OpenMP — 2D convolution with all cores
 // Changes vs cpu_sequential: the two pixel loops are collapsed into one iteration space of W x H
 //   pixels and shared out among the threads; every pixel is independent (it reads the input and

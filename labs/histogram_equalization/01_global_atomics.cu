@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/01_global_atomics.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 01 — Histogram with global atomics
 // Changes vs the CPU: one thread per pixel, each adding 1 to its bin of the histogram in global
 //   memory with atomicAdd; the atomics make concurrent increments of one bin correct.

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/02_shared_privatized.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 02 — Privatized histogram in shared memory
 // Changes vs 01: each block counts into its own 256-bin histogram in shared memory, then adds
 //   its non-zero bins to the global histogram: global atomics fall from one per pixel to at most

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/03_aggregated.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 03 — Aggregated, coarsened histogram
 // Changes vs 02: one wave of blocks (as many as the GPU holds at once, from the occupancy API),
 //   each thread counting many pixels with interleaved partitioning (thread t takes pixels t,

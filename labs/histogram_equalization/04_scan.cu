@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/04_scan.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 04 — Three scans of the 256 bins
 // Changes vs Lab 1's section scans: the whole array is one block's section (256 elements), so
 //   there is no hierarchy: one kernel, one block, and the three classic in-block scans side by

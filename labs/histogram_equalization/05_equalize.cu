@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/05_equalize.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 05 — Normalize and equalize
 // Changes vs the CPU: normalize is one block of 256 threads, one per LUT entry. Equalize keeps
 //   the 256-byte LUT in shared memory (every pixel looks one entry up, in any order) and maps

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/06_expert.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 06 — Expert tier: the whole equalization near the memory floor (optional challenge, bonus points)
 // Changes vs 03 + 04 + 05: you are no longer given a pipeline. histogram_equalization_expert()
 //   receives the image and the output and does everything in between, any way you like; the

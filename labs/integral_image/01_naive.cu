@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/01_naive.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 01 — Naive row scan and naive transpose
 // Changes vs the CPU baseline: the sequential loop runs on the GPU, one thread per row; the
 //   transpose moves one pixel per thread straight from global memory to global memory.

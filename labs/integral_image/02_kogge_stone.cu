@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/02_kogge_stone.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 02 — Kogge–Stone row scan (hierarchical)
 // Changes vs 01: a block of section_size threads scans one section of a row in shared memory in
 //   log2(section_size) steps, one element per thread; every thread of the GPU has work. Rows

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/02_transpose_tiled.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 02 — Tiled transpose through shared memory
 // Changes vs 01: a block stages a kTileDim x kTileDim tile in shared memory, so both the global
 //   loads (along input rows) and the global stores (along output rows) are coalesced; only the

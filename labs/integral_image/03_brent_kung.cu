@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/03_brent_kung.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 03 — Brent–Kung row scan (hierarchical, work-efficient)
 // Changes vs 02: the section scan is a reduction tree (up-sweep) followed by a distribution tree
 //   (down-sweep): about 2S adds per section instead of S log2(S). Each thread owns 2 elements

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/03b_coarsened.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 03b — Coarsened warp-shuffle section scan (hierarchical): the ablation between 03 and 04
 // Changes vs 03: the section scan only. Each thread loads kItems = 4 consecutive elements (one
 //   4-byte uchar4 or 16-byte uint4 access where alignment allows), scans them in registers, then

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/04_single_pass.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 04 — Single-pass chained row scan
 // Changes vs 02/03: one kernel per scan pass, and every pixel is read once and written once.
 //   Each block takes a logical id from an atomic counter, scans its section (4 elements per

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/05_expert_sat.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 05 — Expert tier: the whole table near the hardware limit (optional challenge, bonus points)
 // Changes vs 04: you are no longer given a pipeline. integral_image_expert() receives the uint8
 //   image and must fill the uint32 table, any way you like, and the grader times the whole call.

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/05_expert_single_pass.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 05 — Expert tier, stretch goal: the whole table in one pass (optional challenge, bonus points)
 // Changes vs 05_expert_sat.cu: that plan reads the image twice (once for the tiles' sums, once to
 //   build the table) and launches three kernels. integral_image_expert_single_pass() has the same

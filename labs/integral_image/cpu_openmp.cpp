@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/cpu_openmp.cpp by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // CPU, OpenMP — integral image with all cores
 // Changes vs cpu_sequential: two passes. Pass 1 scans every row (rows are independent, so they
 //   are shared out among the threads). Pass 2 adds each row to the one below it, column by

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/integral_image/cpu_openmp_expert.cpp by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // CPU, OpenMP — expert tier (optional challenge, bonus points): as fast as memory allows
 // Changes vs cpu_openmp: yours to say here, as the other files do, with what it costs in bytes
 //   per pixel, where it stops working, and what you read.

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/histogram_equalization/python/01_kernels.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // Lab 2, Python track: the kernels PyCUDA (02_pycuda.py) and CuPy (03_cupy.py) compile at run time
 // (nvcc and NVRTC). The same four stages as the native 02_shared_privatized.cu, 04_scan.cu
 // (Kogge-Stone) and 05_equalize.cu, written as extern "C" kernels so that Python finds them by

@@ -1,5 +1,4 @@
-# Your file to fill in. Generated from solutions/histogram_equalization/python/04_numba.py by tools/starters.py:
-# the kit's own changes go there, then python3 tools/starters.py --write.
+# Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 """Lab 2, Python track, Numba: the kernels and the host side in Python.
 
 @cuda.jit compiles a kernel the first time it is launched with a new set of argument types

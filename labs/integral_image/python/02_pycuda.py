@@ -1,5 +1,4 @@
-# Your file to fill in. Generated from solutions/integral_image/python/02_pycuda.py by tools/starters.py:
-# the kit's own changes go there, then python3 tools/starters.py --write.
+# Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 """Lab 1, Python track, PyCUDA: the host side of the integral image.
 
 SourceModule hands 01_kernels.cu to nvcc (a separate process: the first call's time is mostly

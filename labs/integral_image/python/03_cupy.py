@@ -1,5 +1,4 @@
-# Your file to fill in. Generated from solutions/integral_image/python/03_cupy.py by tools/starters.py:
-# the kit's own changes go there, then python3 tools/starters.py --write.
+# Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 """Lab 1, Python track, CuPy: the host side of the integral image.
 
 RawModule compiles 01_kernels.cu in-process with NVRTC on first use (get_function) and caches the

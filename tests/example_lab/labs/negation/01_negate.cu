@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/negation/01_negate.cu by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // 01 — One thread per pixel
 // Changes vs the CPU: a 2D grid of 16x16 blocks covers the image, one thread per pixel; the
 //   threads past the right and bottom edges do nothing.

@@ -1,5 +1,4 @@
-// Your file to fill in. Generated from solutions/negation/cpu_openmp.cpp by tools/starters.py:
-// the kit's own changes go there, then python3 tools/starters.py --write.
+// Your file to fill in: follow its TODOs. (The kit makes this starter from its reference with tools/starters.py.)
 // CPU, OpenMP — the negative with all cores
 // Changes vs cpu_sequential: the rows are shared among the threads (a static schedule: every row
 //   costs the same).
