@@ -37,7 +37,9 @@ from pathlib import Path
 MESON_SKIP = 77
 ROOT = Path(__file__).resolve().parent.parent
 # The limits, from their one home (gpu_limits.hpp), as labkit-facts exports them.
-LIMITS = json.loads((ROOT / "grader" / "grader" / "kit_facts.json").read_text())["gpu_limits"]
+sys.path.insert(0, str(ROOT / "cli"))
+from labkit.facts import FACTS  # noqa: E402
+LIMITS = FACTS["gpu_limits"]
 DEFAULT_SHARED = LIMITS["default_dynamic_shared_bytes"]  # static + dynamic without an opt-in
 REGISTERS_PER_BLOCK = LIMITS["max_registers_per_block"]
 REGISTER_UNIT = LIMITS["register_allocation_unit"]

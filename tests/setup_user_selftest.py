@@ -34,22 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from checks import expect  # noqa: E402
 from labkit.dist import tracked_files  # noqa: E402
-from labkit.setup_sh import setup_values  # noqa: E402
+from labkit.setup_sh import setup_value, setup_values  # noqa: E402
 from labkit.util import ROOT  # noqa: E402
 
 OPT_IN = "LABKIT_SELFTEST_SETUP_USER"
 USER_PATH = "/usr/local/bin:/usr/bin:/bin"  # a login's PATH: no pyenv, no /usr/local/cuda/bin
 HIDDEN_PROGRAMS = ("meson", "ninja", "pkg-config")
 STEP_TIMEOUT_S = 300  # each step; they take seconds (bundle, setup: pip and meson; one small build)
-
-
-def labkit_value(name):
-    """A variable of ./labkit setup's script (cli/setup.sh), as bash reads it: its one home."""
-    values = setup_values(name)
-    return values[0] if name in SCALARS else values
-
-
-SCALARS = ("TOOLS_VENV", "TOOLS_BIN")
 
 
 def run(cmd, **kw):
@@ -101,8 +92,8 @@ def main():
     needed = ["useradd", "userdel", "runuser", "unshare", "mount", "dpkg", "apt-get"]
     expect(os.geteuid() == 0 and all(shutil.which(t) for t in needed),
            f"running as root, with {', '.join(needed)} ({OPT_IN}=1 asks for this test)")
-    headers = [p for p in labkit_value("BUNDLE_PACKAGES") if p != "bubblewrap"]
-    tools_venv, tools_bin = labkit_value("TOOLS_VENV"), labkit_value("TOOLS_BIN")
+    headers = [p for p in setup_values("BUNDLE_PACKAGES") if p != "bubblewrap"]
+    tools_venv, tools_bin = setup_value("TOOLS_VENV"), setup_value("TOOLS_BIN")
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("FAILED: terminated"))  # meson's timeout: clean up all the same
     tmp = Path(tempfile.mkdtemp(prefix="labkit-setup-user-"))

@@ -22,17 +22,16 @@ Prints the oldest compute capability of the targets (e.g. 75: what the dry run w
 launches against, the most limiting) on the first line, then nvcc's flags on the second. A value it
 cannot use is a one-line message on stderr and exit status 1 (meson shows it).
 """
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 # The kit's floor (Turing, the T4; the oldest architecture nvcc 13 compiles for), from its one home.
-# gpu_limits.hpp, as labkit-facts exports it (grader/grader/kit_facts.json): meson runs this before
-# anything is built.
-KIT_FACTS = Path(__file__).resolve().parent.parent / "grader" / "grader" / "kit_facts.json"
-OLDEST = json.loads(KIT_FACTS.read_text())["gpu_limits"]["oldest_cc"]
+# gpu_limits.hpp, as labkit-facts exports it (labkit.facts): meson runs this before anything is built.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
+from labkit.facts import FACTS  # noqa: E402
+OLDEST = FACTS["gpu_limits"]["oldest_cc"]
 TOKEN = re.compile(r"(sm|compute)_(\d+)")
 COMPILER_CACHES = ("ccache", "sccache")
 
